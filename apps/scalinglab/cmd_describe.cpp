@@ -1,0 +1,27 @@
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "commands.hpp"
+#include "scalinglab/lab/describe.hpp"
+#include "scalinglab/lab/measure.hpp"
+
+namespace scalinglab::cli {
+
+void add_describe(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("describe", "Show a measure's parameters (type, default, range, doc) and metrics");
+  auto name = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("measure", *name, "measure name, e.g. memory.error")->required();
+  cmd->add_flag("--json", *json, "print the declaration as JSON");
+  cmd->callback([&action, name, json] {
+    action = [name, json] {
+      const Measure& m = builtin_registry().get(*name);
+      if (*json) std::printf("%s\n", describe_json(m).dump(2).c_str());
+      else std::printf("%s", describe_text(m).c_str());
+      return 0;
+    };
+  });
+}
+
+}  // namespace scalinglab::cli

@@ -1,0 +1,10 @@
+#include "commands.hpp"
+
+namespace scalinglab::cli {
+
+void add_merge(CLI::App& app, Action& action) {
+  (void)app;
+  (void)action;
+}
+
+}  // namespace scalinglab::cli

@@ -1,0 +1,18 @@
+#pragma once
+// Each subcommand registers itself on the CLI11 app and, when chosen, stores what to run in
+// `action` (returning the exit status). One file per subcommand.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace scalinglab::cli {
+
+using Action = std::function<int()>;
+
+void add_list(CLI::App& app, Action& action);
+void add_describe(CLI::App& app, Action& action);
+void add_eval(CLI::App& app, Action& action);
+void add_run(CLI::App& app, Action& action);
+void add_merge(CLI::App& app, Action& action);
+void add_reproduce(CLI::App& app, Action& action);
+
+}  // namespace scalinglab::cli

@@ -1,0 +1,37 @@
+// scalinglab: the command line. Errors are caught here once: bad input exits 2, failures 1.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "scalinglab/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "scalinglab: a laboratory for the theory of neural scaling laws.\n"
+      "Measures (world.name) are functions of typed parameters; sweeps (TOML) run them over grids;\n"
+      "`reproduce` checks a paper's claims. Start with `scalinglab list`."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "scalinglab 0.1.0");
+  scalinglab::cli::Action action;
+  scalinglab::cli::add_list(app, action);
+  scalinglab::cli::add_describe(app, action);
+  scalinglab::cli::add_eval(app, action);
+  scalinglab::cli::add_run(app, action);
+  scalinglab::cli::add_merge(app, action);
+  scalinglab::cli::add_reproduce(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const scalinglab::InputError& e) {
+    std::fprintf(stderr, "scalinglab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalinglab: failure: %s\n", e.what());
+    return 1;
+  }
+}

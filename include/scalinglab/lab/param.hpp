@@ -1,0 +1,92 @@
+#pragma once
+// Typed parameters, declared once per measure. A declaration (ParamSpec) is the single source of
+// truth for parsing, validation, `describe`, the Python keyword arguments and the JSON/CSV columns.
+//
+// Values always arrive as text (command line `k=v`, sweep files, Python kwargs are all turned into
+// text first), so there is exactly one parser per type.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace scalinglab {
+
+enum class ParamType {
+  Int,     // integer; "1e4" accepted when integral
+  Real,    // floating point
+  Count,   // positive integer or "inf" (e.g. number of samples T; inf = the population)
+  Choice,  // one of a list of words
+  Bool,    // true/false/1/0/yes/no
+};
+
+const char* type_name(ParamType t);
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Real;
+  std::string default_value;  // as a user would type it
+  std::string doc;            // one line
+  double min = -std::numeric_limits<double>::infinity();  // inclusive range for numbers
+  double max = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;  // for Choice
+  // When true, the value may be a formula of other numeric parameters, e.g. P = "d/8"
+  // (evaluated after the plain values; Int and Count results are rounded down).
+  bool expression = false;
+
+  // Fluent helpers for compact declarations.
+  ParamSpec& range(double lo, double hi) { min = lo; max = hi; return *this; }
+  ParamSpec& allow_expression() { expression = true; return *this; }
+};
+
+ParamSpec int_param(std::string name, std::string def, std::string doc, double lo = 1,
+                    double hi = std::numeric_limits<double>::infinity());
+ParamSpec real_param(std::string name, std::string def, std::string doc,
+                     double lo = -std::numeric_limits<double>::infinity(),
+                     double hi = std::numeric_limits<double>::infinity());
+ParamSpec count_param(std::string name, std::string def, std::string doc, double lo = 1);
+ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices, std::string doc);
+ParamSpec bool_param(std::string name, std::string def, std::string doc);
+
+// Parameter values resolved against their declarations, in declaration order.
+class Params {
+ public:
+  struct Entry {
+    const ParamSpec* spec;
+    std::string text;   // canonical text ("inf", "0.5", "q0", ...)
+    double number = 0;  // numeric value (NaN for choices)
+    std::string given;  // what the user wrote when it was a formula, else empty
+  };
+
+  double real(const std::string& name) const;
+  int64_t integer(const std::string& name) const;  // Int parameters (and finite Counts)
+  double count(const std::string& name) const;     // Count parameters: +inf for "inf"
+  const std::string& choice(const std::string& name) const;
+  bool flag(const std::string& name) const;
+  bool has(const std::string& name) const;
+  const Entry& entry(const std::string& name) const;
+  const std::vector<Entry>& entries() const { return entries_; }
+
+  // "N=100 M=5 ..." over all parameters except those in `skip` (stable; hashed for random streams).
+  std::string canonical(const std::vector<std::string>& skip = {"runs", "seed"}) const;
+  // {"N": 100, "T": "inf", "scheme": "q0", ...}: ints as integers, inf as the string "inf".
+  nlohmann::json to_json() const;
+
+  std::vector<Entry> entries_;
+};
+
+// Formats a double the shortest way that round-trips ("0.1", "1000", "inf").
+std::string format_number(double x);
+
+// Resolves `given` (name -> text) against `specs`: defaults fill the gaps, then every value is
+// parsed, formulas evaluated and ranges checked. `context` (e.g. "memory.error" or
+// "sweep.toml: [params]") prefixes error messages. Throws InputError.
+Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::string, std::string>& given,
+                      const std::string& context);
+
+// Splits "k=v" into {k, v}; throws InputError if there is no '='.
+std::pair<std::string, std::string> split_assignment(const std::string& arg);
+
+}  // namespace scalinglab

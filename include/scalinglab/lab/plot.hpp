@@ -1,0 +1,17 @@
+#pragma once
+// Plots drawn with gnuplot: the aggregated means per series with a shaded band, log axes, and
+// reference curves evaluated from formulas. Writes NAME.gp, NAME.dat, NAME.svg and NAME.png.
+#include <string>
+
+#include "scalinglab/lab/sweep.hpp"
+
+namespace scalinglab {
+
+struct Table;
+
+// Draws `plot` from `table` into `out_dir` with base name `name`. Returns false (with a warning on
+// stderr) when gnuplot is missing or fails: a missing plot never loses the results.
+bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_dir, const std::string& name,
+               const std::string& title);
+
+}  // namespace scalinglab

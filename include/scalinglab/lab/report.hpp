@@ -1,0 +1,29 @@
+#pragma once
+// `reproduce`: runs every sweep of a paper's experiments folder and writes report.md with the
+// figures inline and one PASS/FAIL line per claim (measured vs expected).
+#include <string>
+#include <vector>
+
+namespace scalinglab {
+
+struct ReproduceOptions {
+  std::string paper;           // folder name under experiments/, e.g. "cabannes2023"
+  std::string profile = "quick";
+  std::string out_dir;         // default: results/<paper>-<profile>
+  std::string experiments_dir; // default: found next to the sources or the working directory
+  int threads = 0;
+  bool resume = false;
+  bool quiet = false;
+};
+
+struct ReproduceOutcome {
+  std::string report_path;
+  int passed = 0, failed = 0;
+};
+
+// Locates experiments/ (working directory, then the source tree the binary was built from).
+std::string find_experiments_dir(const std::string& hint = "");
+
+ReproduceOutcome reproduce(const ReproduceOptions& options);
+
+}  // namespace scalinglab

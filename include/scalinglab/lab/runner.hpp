@@ -1,0 +1,41 @@
+#pragma once
+// Running a sweep: tasks (grid point x run) on a thread pool, appended to results.jsonl as they
+// finish; resume, shards, progress; then aggregation, plot and checks.
+#include <string>
+#include <vector>
+
+#include "scalinglab/lab/check.hpp"
+#include "scalinglab/lab/sweep.hpp"
+
+namespace scalinglab {
+
+struct RunOptions {
+  std::string out_dir;          // default: results/<sweep name>
+  int threads = 0;              // 0: all cores
+  bool resume = false;          // keep results.jsonl and skip tasks already in it
+  bool quiet = false;           // no progress output
+  int shard_index = 0, shard_count = 1;  // run tasks with (task index % count) == index
+  SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
+};
+
+struct RunOutcome {
+  std::string out_dir;
+  std::size_t tasks_total = 0, tasks_run = 0, tasks_skipped = 0;
+  bool aggregated = false;       // false for a shard of n > 1
+  std::vector<CheckResult> checks;
+  bool all_passed() const;
+};
+
+// Runs the sweep. Bad input (unwritable directory, existing results without --resume, ...)
+// throws InputError before anything is written.
+RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options);
+
+// After a run (or a merge): aggregate results.jsonl of `out_dir` into summary.csv, draw the plot,
+// evaluate the checks (written to checks.json) and return them.
+std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out_dir, bool quiet);
+
+// Joins the results of shard directories into `out_dir` (each task once; conflicting duplicates
+// are an error), then finishes the sweep read from the first shard's sweep.toml/run.json.
+RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool quiet);
+
+}  // namespace scalinglab

@@ -1,0 +1,104 @@
+#pragma once
+// Sweep files (TOML): one measure, fixed parameters, a grid, seeds, an optional plot and checks.
+// The format is documented in docs/sweeps.md. Loading validates everything against the measure's
+// declaration before any task runs.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scalinglab/lab/measure.hpp"
+
+namespace scalinglab {
+
+// One grid axis: values as text ("10", "inf", "q0"), already expanded from logspace/linspace.
+struct GridAxis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+// A theory curve drawn on the plot: a formula of the x parameter and of any other parameter of
+// the point (e.g. "3.5*d^-1", "d^(1-alpha)"), optionally restricted to the points matching `where`.
+struct ReferenceCurve {
+  std::string expr;
+  std::string label;                          // legend; defaults to the formula
+  std::map<std::string, std::string> where;   // param -> value (text compare after resolution)
+};
+
+struct PlotSpec {
+  std::string x, y;          // parameter on the x axis, metric on the y axis
+  std::string series;        // parameter distinguishing curves (optional)
+  bool logx = false, logy = false;
+  std::string title, xlabel, ylabel;
+  std::vector<ReferenceCurve> references;
+  std::map<std::string, std::string> where;  // only points matching this are drawn
+  std::string band = "std";  // shaded band around the mean: "std", "sem" or "none"
+};
+
+// A claim of the paper, evaluated on the aggregated table. `kind` is one of
+//   slope     log-log slope of y vs x (least squares on the means) equals expect +- tol
+//   below     y <= bound at every selected point (bound: a formula of the params)
+//   above     y >= bound at every selected point
+//   ordered   at every x, y(series order[0]) <= y(order[1]) <= ...  (or >= with decreasing = true)
+//   reaches   the first x (increasing) with y <= threshold (or >= with rising = true) is
+//             before (<=) or after (>=) a given x value
+// Common fields: y (metric), x (param), where (param -> value), x_min/x_max (range of x).
+struct CheckSpec {
+  std::string claim;  // the paper's words, with a figure/section reference
+  std::string kind;
+  std::string x, y;
+  std::map<std::string, std::string> where;
+  double x_min = -1e308, x_max = 1e308;
+  double expect = 0, tol = 0;                  // slope
+  std::string bound;                           // below/above: formula
+  std::string series;                          // ordered: parameter naming the curves
+  std::vector<std::string> order;              // ordered: series values, smallest first
+  bool decreasing = false;                     // ordered: reverse the sense
+  double threshold = 0;                        // reaches
+  bool rising = false;                         // reaches: y >= threshold instead of <=
+  std::optional<double> before, after;         // reaches
+};
+
+struct Sweep {
+  std::string name;     // file stem, e.g. "fig1-left"
+  std::string path;     // as given
+  std::string title;    // one line shown in reports
+  std::string measure;  // "world.name"
+  int64_t runs = 1;
+  uint64_t seed = 0;
+  std::map<std::string, std::string> fixed;  // param -> text (formulas allowed)
+  std::vector<GridAxis> grid;                // cartesian product, first axis slowest
+  std::optional<PlotSpec> plot;
+  std::vector<CheckSpec> checks;
+  std::string profile;  // profile applied ("" = none)
+};
+
+// Loads and validates a sweep file. `profile` (e.g. "quick", "paper"; "" for none) applies the
+// [profile.NAME] overrides; `sets` ("k=v", from --set) then override fixed parameters (removing
+// the grid axis of that name), or `runs` and `seed`. Throws InputError naming file and key.
+Sweep load_sweep(const std::string& path, const std::string& profile = "",
+                 const std::vector<std::string>& sets = {});
+
+// Expands "logspace(a, b, n)" (n log-spaced values from a to b; rounded when the parameter is an
+// integer type), "linspace(a, b, n)", or a single value into text values.
+std::vector<std::string> expand_values(const std::string& spec, const ParamSpec& param);
+
+// One task-level grid point: the resolved parameters (runs/seed excluded from its key).
+struct GridPoint {
+  std::size_t index;  // position in the cartesian product
+  Params params;
+  std::string key;    // params.canonical(): stable identity of the point
+};
+
+// All grid points in order (fixed parameters merged in, formulas evaluated, ranges checked).
+std::vector<GridPoint> expand_grid(const Sweep& sweep, const Measure& measure);
+
+// How a sweep was loaded: enough to load it again exactly (the results directory keeps a verbatim
+// copy of the file as sweep.toml and this as run.json, so `merge` sees exactly what ran).
+struct SweepOrigin {
+  std::string profile;
+  std::vector<std::string> sets;
+};
+
+}  // namespace scalinglab

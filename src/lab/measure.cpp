@@ -1,0 +1,61 @@
+#include "scalinglab/lab/measure.hpp"
+
+#include <stdexcept>
+
+#include "scalinglab/core/error.hpp"
+
+namespace scalinglab {
+
+void Record::set(const std::string& name, double value) {
+  for (auto& [n, v] : scalars)
+    if (n == name) {
+      v = value;
+      return;
+    }
+  scalars.emplace_back(name, value);
+}
+
+void Record::set_series(const std::string& name, std::vector<double> values) {
+  for (auto& [n, v] : series)
+    if (n == name) {
+      v = std::move(values);
+      return;
+    }
+  series.emplace_back(name, std::move(values));
+}
+
+double Record::get(const std::string& name) const {
+  for (const auto& [n, v] : scalars)
+    if (n == name) return v;
+  throw std::out_of_range("record has no metric " + name);
+}
+
+const ParamSpec* Measure::param(const std::string& name) const {
+  for (const auto& p : params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void Registry::add(Measure m) {
+  for (const auto& existing : measures_)
+    if (existing.name == m.name) throw std::logic_error("measure registered twice: " + m.name);
+  m.params.push_back(int_param("runs", "1", "number of independent runs (seeds) to average", 1, 1e9));
+  m.params.push_back(int_param("seed", "0", "base seed; run r uses the stream keyed by (seed, params, r)", 0, 1.8e19));
+  measures_.push_back(std::move(m));
+}
+
+const Measure& Registry::get(const std::string& name) const {
+  for (const auto& m : measures_)
+    if (m.name == name) return m;
+  std::string names;
+  for (const auto& m : measures_) names += (names.empty() ? "" : ", ") + m.name;
+  throw InputError("unknown measure '" + name + "' (known: " + names + ")");
+}
+
+std::vector<const Measure*> Registry::all() const {
+  std::vector<const Measure*> out;
+  for (const auto& m : measures_) out.push_back(&m);
+  return out;
+}
+
+}  // namespace scalinglab

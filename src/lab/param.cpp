@@ -1,0 +1,218 @@
+#include "scalinglab/lab/param.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+
+namespace scalinglab {
+
+const char* type_name(ParamType t) {
+  switch (t) {
+    case ParamType::Int: return "int";
+    case ParamType::Real: return "real";
+    case ParamType::Count: return "count";
+    case ParamType::Choice: return "choice";
+    case ParamType::Bool: return "bool";
+  }
+  return "?";
+}
+
+ParamSpec int_param(std::string name, std::string def, std::string doc, double lo, double hi) {
+  ParamSpec s{std::move(name), ParamType::Int, std::move(def), std::move(doc)};
+  return s.range(lo, hi);
+}
+ParamSpec real_param(std::string name, std::string def, std::string doc, double lo, double hi) {
+  ParamSpec s{std::move(name), ParamType::Real, std::move(def), std::move(doc)};
+  return s.range(lo, hi);
+}
+ParamSpec count_param(std::string name, std::string def, std::string doc, double lo) {
+  ParamSpec s{std::move(name), ParamType::Count, std::move(def), std::move(doc)};
+  return s.range(lo, std::numeric_limits<double>::infinity());
+}
+ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices, std::string doc) {
+  ParamSpec s{std::move(name), ParamType::Choice, std::move(def), std::move(doc)};
+  s.choices = std::move(choices);
+  return s;
+}
+ParamSpec bool_param(std::string name, std::string def, std::string doc) {
+  return ParamSpec{std::move(name), ParamType::Bool, std::move(def), std::move(doc)};
+}
+
+std::string format_number(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (std::isnan(x)) return "nan";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, res.ptr);
+}
+
+namespace {
+
+std::optional<double> parse_number(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  std::size_t b = 0;
+  while (b < t.size() && std::isspace(static_cast<unsigned char>(t[b]))) ++b;
+  t = t.substr(b);
+  if (t == "inf" || t == "+inf" || t == "Infinity" || t == "infinity") return std::numeric_limits<double>::infinity();
+  if (t == "-inf") return -std::numeric_limits<double>::infinity();
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || std::isnan(v)) return std::nullopt;
+  return v;
+}
+
+std::string describe_range(const ParamSpec& s) {
+  std::string r = "[" + format_number(s.min) + ", " + format_number(s.max) + "]";
+  return r;
+}
+
+// Checks type constraints and range; returns the canonical number.
+double check_number(const ParamSpec& s, double v, const std::string& context, const std::string& shown) {
+  auto bad = [&](const std::string& why) {
+    throw InputError(context + ": parameter " + s.name + "=" + shown + " " + why);
+  };
+  if (s.type == ParamType::Int) {
+    if (!std::isfinite(v)) bad("must be a finite integer");
+    if (v != std::floor(v)) bad("must be an integer");
+  }
+  if (s.type == ParamType::Count && std::isfinite(v) && v != std::floor(v)) bad("must be an integer or inf");
+  if (v < s.min || v > s.max) bad("is out of range " + describe_range(s));
+  return v;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> split_assignment(const std::string& arg) {
+  const auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("expected NAME=VALUE, got '" + arg + "'");
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::string, std::string>& given,
+                      const std::string& context) {
+  for (const auto& [name, value] : given) {
+    bool known = false;
+    for (const auto& s : specs) known = known || s.name == name;
+    if (!known) {
+      std::string names;
+      for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
+      throw InputError(context + ": unknown parameter '" + name + "' (known: " + names + ")");
+    }
+  }
+  Params p;
+  p.entries_.reserve(specs.size());
+  std::vector<std::size_t> formulas;
+  for (const auto& s : specs) {
+    auto it = given.find(s.name);
+    const std::string raw = it != given.end() ? it->second : s.default_value;
+    Params::Entry e{&s, raw, std::numeric_limits<double>::quiet_NaN(), ""};
+    switch (s.type) {
+      case ParamType::Choice: {
+        bool ok = false;
+        for (const auto& c : s.choices) ok = ok || c == raw;
+        if (!ok) {
+          std::string cs;
+          for (const auto& c : s.choices) cs += (cs.empty() ? "" : ", ") + c;
+          throw InputError(context + ": parameter " + s.name + "='" + raw + "' is not one of: " + cs);
+        }
+        break;
+      }
+      case ParamType::Bool: {
+        if (raw == "true" || raw == "1" || raw == "yes") e.number = 1, e.text = "true";
+        else if (raw == "false" || raw == "0" || raw == "no") e.number = 0, e.text = "false";
+        else throw InputError(context + ": parameter " + s.name + "='" + raw + "' must be true or false");
+        break;
+      }
+      default: {
+        auto v = parse_number(raw);
+        if (!v) {
+          if (!s.expression)
+            throw InputError(context + ": parameter " + s.name + "='" + raw + "' is not a " +
+                             type_name(s.type) + (s.type == ParamType::Count ? " (integer or inf)" : ""));
+          e.given = raw;
+          formulas.push_back(p.entries_.size());
+        } else {
+          e.number = check_number(s, *v, context, raw);
+          e.text = format_number(e.number);
+        }
+      }
+    }
+    p.entries_.push_back(std::move(e));
+  }
+  // Formulas read the plain numeric values (a formula may not refer to another formula).
+  for (std::size_t idx : formulas) {
+    auto& e = p.entries_[idx];
+    Expression expr(e.given);
+    double v = expr.eval([&](const std::string& name) -> std::optional<double> {
+      for (const auto& other : p.entries_)
+        if (other.spec->name == name && other.given.empty() && !std::isnan(other.number)) return other.number;
+      return std::nullopt;
+    });
+    if (e.spec->type != ParamType::Real && std::isfinite(v)) v = std::floor(v + 1e-9);
+    e.number = check_number(*e.spec, v, context, "'" + e.given + "' (= " + format_number(v) + ")");
+    e.text = format_number(e.number);
+  }
+  return p;
+}
+
+const Params::Entry& Params::entry(const std::string& name) const {
+  for (const auto& e : entries_)
+    if (e.spec->name == name) return e;
+  throw std::out_of_range("no parameter named " + name);
+}
+bool Params::has(const std::string& name) const {
+  for (const auto& e : entries_)
+    if (e.spec->name == name) return true;
+  return false;
+}
+double Params::real(const std::string& name) const { return entry(name).number; }
+double Params::count(const std::string& name) const { return entry(name).number; }
+int64_t Params::integer(const std::string& name) const {
+  const double v = entry(name).number;
+  if (!std::isfinite(v)) throw InputError("parameter " + name + " must be finite here");
+  return static_cast<int64_t>(v);
+}
+const std::string& Params::choice(const std::string& name) const { return entry(name).text; }
+bool Params::flag(const std::string& name) const { return entry(name).number != 0; }
+
+std::string Params::canonical(const std::vector<std::string>& skip) const {
+  std::string out;
+  for (const auto& e : entries_) {
+    bool skipped = false;
+    for (const auto& s : skip) skipped = skipped || s == e.spec->name;
+    if (skipped) continue;
+    if (!out.empty()) out += ' ';
+    out += e.spec->name + "=" + e.text;
+  }
+  return out;
+}
+
+nlohmann::json Params::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& e : entries_) {
+    const auto& s = *e.spec;
+    switch (s.type) {
+      case ParamType::Choice: j[s.name] = e.text; break;
+      case ParamType::Bool: j[s.name] = e.number != 0; break;
+      case ParamType::Int: j[s.name] = static_cast<int64_t>(e.number); break;
+      case ParamType::Count:
+        if (std::isinf(e.number)) j[s.name] = "inf";
+        else j[s.name] = static_cast<int64_t>(e.number);
+        break;
+      case ParamType::Real:
+        if (std::isinf(e.number)) j[s.name] = e.number > 0 ? "inf" : "-inf";
+        else j[s.name] = e.number;
+        break;
+    }
+  }
+  return j;
+}
+
+}  // namespace scalinglab
