@@ -1,19 +1,133 @@
+// The measures of the `memory` world (Cabannes, Dohmatob, Bietti, "Scaling Laws for Associative
+// Memories"), declared once: parameters, metrics and the function that computes them.
 #include "scalinglab/memory/memory_measures.hpp"
+
+#include <cmath>
+
+#include "scalinglab/core/zipf.hpp"
+#include "scalinglab/memory/infinite_memory.hpp"
+#include "scalinglab/memory/memory_error.hpp"
+#include "scalinglab/memory/memory_scheme.hpp"
+#include "scalinglab/memory/zipf_task.hpp"
 
 namespace scalinglab {
 
-void register_memory_measures(Registry& r) {
-  Measure m;
-  m.name = "memory.error";
-  m.summary = "(placeholder)";
-  m.params = {int_param("N", "100", "number of input tokens"), count_param("T", "inf", "samples")};
-  m.metrics = {{"error", "generalization error"}};
-  m.fn = [](const Params& p, Stream& s) {
-    Record r;
-    r.set("error", s.uniform() / static_cast<double>(p.integer("N")));
-    return r;
+namespace {
+
+using namespace memory;
+
+// Substreams of a task's stream, so that adding a draw to one part never shifts another.
+enum : uint64_t { kDataStream = 0, kEmbeddingStream = 1, kLabelStream = 2 };
+
+std::vector<ParamSpec> data_params() {
+  return {
+      int_param("N", "100", "number of input tokens x in [N]", 1, 1e8),
+      int_param("M", "5", "number of classes y in [M]", 2, 1e6),
+      real_param("alpha", "2", "Zipf exponent: p(x) ~ x^-alpha", 0, 100),
+      choice_param("f", "mod", {"mod", "random"}, "label map f*(x): x mod M, or uniform random in [M]"),
   };
-  r.add(std::move(m));
+}
+
+Record memory_error_run(const Params& prm, Stream& stream) {
+  const auto N = static_cast<std::size_t>(prm.integer("N"));
+  const auto M = static_cast<std::size_t>(prm.integer("M"));
+  const auto d = static_cast<std::size_t>(prm.integer("d"));
+  const double T = prm.count("T");
+  Stream label_stream = stream.substream(kLabelStream);
+  const ZipfTask task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);
+
+  SchemeParams sp{parse_scheme(prm.choice("scheme")), prm.real("rho"), static_cast<std::size_t>(prm.real("P"))};
+  std::vector<double> q;
+  double unseen = 0;
+  if (std::isinf(T)) {
+    q = scheme_weights_population(sp, task.p);
+  } else {
+    Stream data = stream.substream(kDataStream);
+    const auto counts = sample_counts(task.p, static_cast<uint64_t>(T), data);
+    q = scheme_weights(sp, counts);
+    for (std::size_t x = 0; x < N; ++x)
+      if (counts[x] == 0) unseen += task.p[x];
+  }
+  Stream emb_stream = stream.substream(kEmbeddingStream);
+  const Embeddings emb = draw_embeddings(N, M, d, parse_embedding_dist(prm.choice("e_dist")),
+                                         parse_embedding_dist(prm.choice("u_dist")), emb_stream);
+  thread_local ErrorWorkspace ws;
+  const double error = memory_error(task, q, emb, ws);
+  std::size_t stored = 0;
+  for (double w : q) stored += w != 0;
+  const Theorem1Bounds b = theorem1_bounds(task, q, d);
+
+  Record r;
+  r.set("error", error);
+  r.set("stored", static_cast<double>(stored));
+  r.set("unseen_mass", unseen);
+  r.set("bound_lower", b.lower);
+  r.set("bound_upper", b.upper);
+  return r;
+}
+
+Record infinite_memory_run(const Params& prm, Stream&) {
+  const auto N = static_cast<std::size_t>(prm.integer("N"));
+  const double alpha = prm.real("alpha"), T = prm.count("T");
+  Record r;
+  r.set("error", infinite_memory_error(zipf_probabilities(N, alpha), T));
+  r.set("asymptote", infinite_memory_asymptote(N, alpha, T));
+  return r;
+}
+
+}  // namespace
+
+void register_memory_measures(Registry& r) {
+  {
+    Measure m;
+    m.name = "memory.error";
+    m.summary = "generalization error (5) of the outer-product memory W_q with random embeddings";
+    m.details =
+        "Cabannes, Dohmatob, Bietti, Sec. 2-3. Data: p(x) ~ (x+1)^-alpha on tokens x = 0..N-1 (rank x+1),\n"
+        "labels f*(x); T i.i.d. samples (T = inf: the population). Memory W_q = sum_x q(x) u_{f*(x)} e_x^T\n"
+        "with a scheme q: q0 (10) = 1{seen}; rho (11) = phat^rho; threshold (12) = phat^rho on the P most\n"
+        "frequent inputs (ties to the smaller index). Embeddings e_x ~ N(0, I/d) (or uniform on the sphere),\n"
+        "unembeddings u_y uniform on the sphere (or N(0, I/d)). Error = p-mass of inputs whose true class\n"
+        "does not have the strictly largest score u_y^T W_q e_x. Each run draws data, labels (f=random) and\n"
+        "embeddings afresh. bound_lower/bound_upper are Theorem 1's (8) and (7) for the run's q.";
+    m.params = data_params();
+    m.params.push_back(int_param("d", "64", "embedding dimension (memory capacity)", 1, 1e6));
+    m.params.push_back(count_param("T", "inf", "number of samples; inf = population weights"));
+    m.params.push_back(choice_param("scheme", "threshold", {"q0", "rho", "threshold"},
+                                    "memory scheme: q0 (10), rho (11), threshold top-P (12)"));
+    m.params.push_back(real_param("rho", "0", "exponent of the frequency in schemes rho and threshold", 0, 10));
+    m.params.push_back(
+        int_param("P", "d/8", "threshold scheme: number of stored inputs (formula of d, N, ... allowed)", 0, 1e9)
+            .allow_expression());
+    m.params.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere"},
+                                    "input embeddings: N(0, I/d) or uniform on the unit sphere"));
+    m.params.push_back(choice_param("u_dist", "sphere", {"sphere", "gaussian"},
+                                    "unembeddings: uniform on the unit sphere or N(0, I/d)"));
+    m.metrics = {{"error", "generalization error (5): p-mass of misclassified inputs"},
+                 {"stored", "number of inputs with q(x) != 0"},
+                 {"unseen_mass", "p-mass of inputs absent from the sample (0 when T = inf)"},
+                 {"bound_lower", "Theorem 1 lower bound (8) on E_{e,u}[error] for this q"},
+                 {"bound_upper", "Theorem 1 upper bound (7), minimised over gamma, for this q"}};
+    m.fn = memory_error_run;
+    r.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "memory.infinite_memory_error";
+    m.summary = "Proposition 1: exact error sum_x p(x)(1-p(x))^T of a learner that memorises all it saw";
+    m.details =
+        "Exact expected error of the infinite-memory learner after T Zipf(alpha) samples over N tokens,\n"
+        "and its large-N asymptote C^(1/alpha) Gamma(1-1/alpha)/alpha T^-(1-1/alpha) (alpha > 1; see\n"
+        "docs/memory.md for the constant, which Appendix A.1 misprints).";
+    m.params = {int_param("N", "1000", "number of input tokens", 1, 1e9),
+                real_param("alpha", "2", "Zipf exponent", 0, 100),
+                count_param("T", "1000", "number of samples (inf gives 0)", 0)};
+    m.metrics = {{"error", "exact expected error sum_x p(x)(1-p(x))^T"},
+                 {"asymptote", "C^(1/alpha) Gamma(1-1/alpha)/alpha T^-(1-1/alpha) (NaN if alpha <= 1)"}};
+    m.fn = infinite_memory_run;
+    m.deterministic = true;
+    r.add(std::move(m));
+  }
 }
 
 }  // namespace scalinglab

@@ -1,1 +1,32 @@
-// (to be written)
+#include "scalinglab/memory/zipf_task.hpp"
+
+#include <stdexcept>
+
+#include "scalinglab/core/zipf.hpp"
+
+namespace scalinglab::memory {
+
+ZipfTask make_zipf_task(std::size_t N, std::size_t M, double alpha, const std::string& labels, Stream& s) {
+  ZipfTask t;
+  t.N = N;
+  t.M = M;
+  t.alpha = alpha;
+  t.p = zipf_probabilities(N, alpha);
+  t.label.resize(N);
+  if (labels == "mod") {
+    for (std::size_t x = 0; x < N; ++x) t.label[x] = static_cast<uint32_t>(x % M);
+  } else if (labels == "random") {
+    for (std::size_t x = 0; x < N; ++x) t.label[x] = static_cast<uint32_t>(s.below(M));
+  } else {
+    throw std::invalid_argument("unknown label map: " + labels);
+  }
+  return t;
+}
+
+std::vector<double> class_marginal(const ZipfTask& task) {
+  std::vector<double> py(task.M, 0.0);
+  for (std::size_t x = 0; x < task.N; ++x) py[task.label[x]] += task.p[x];
+  return py;
+}
+
+}  // namespace scalinglab::memory

@@ -1,1 +1,63 @@
-// (to be written)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+
+using namespace scalinglab;
+
+namespace {
+double ev(const std::string& s, std::map<std::string, double> vars = {}) {
+  return Expression(s).eval([&](const std::string& n) -> std::optional<double> {
+    auto it = vars.find(n);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  });
+}
+}  // namespace
+
+TEST(Expression, Arithmetic) {
+  EXPECT_DOUBLE_EQ(ev("1 + 2 * 3"), 7);
+  EXPECT_DOUBLE_EQ(ev("(1 + 2) * 3"), 9);
+  EXPECT_DOUBLE_EQ(ev("2^3^2"), 512);  // right-associative
+  EXPECT_DOUBLE_EQ(ev("-2^2"), -4);
+  EXPECT_DOUBLE_EQ(ev("2^-1"), 0.5);
+  EXPECT_DOUBLE_EQ(ev("d/8", {{"d", 100}}), 12.5);
+  EXPECT_DOUBLE_EQ(ev("3.5*d^-1", {{"d", 7}}), 0.5);
+  EXPECT_DOUBLE_EQ(ev("T^(-(1-1/alpha))", {{"T", 4}, {"alpha", 2}}), 0.5);
+  EXPECT_DOUBLE_EQ(ev("1e3 + 1"), 1001);
+  EXPECT_TRUE(std::isinf(ev("inf")));
+}
+
+TEST(Expression, Functions) {
+  EXPECT_DOUBLE_EQ(ev("max(2, 3) + min(2, 3)"), 5);
+  EXPECT_DOUBLE_EQ(ev("floor(2.7) + ceil(2.2)"), 5);
+  EXPECT_NEAR(ev("log(exp(2))"), 2, 1e-15);
+  EXPECT_NEAR(ev("zeta(2)"), M_PI * M_PI / 6, 1e-14);
+  EXPECT_NEAR(ev("sqrt(16) + log2(8) + log10(100)"), 9, 1e-14);
+}
+
+TEST(Expression, Variables) {
+  Expression e("a * b + a");
+  auto v = e.variables();
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0], "a");
+  EXPECT_EQ(v[1], "b");
+}
+
+TEST(Expression, Errors) {
+  EXPECT_THROW(Expression("1 +"), InputError);
+  EXPECT_THROW(Expression("(1 + 2"), InputError);
+  EXPECT_THROW(Expression("1 $ 2"), InputError);
+  EXPECT_THROW(ev("x + 1"), InputError);
+  EXPECT_THROW(ev("nosuch(1)"), InputError);
+  EXPECT_THROW(ev("max(1)"), InputError);
+  try {
+    ev("y * 2");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos);
+  }
+}

@@ -1,1 +1,67 @@
-// (to be written)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/param.hpp"
+
+using namespace scalinglab;
+
+namespace {
+std::vector<ParamSpec> specs() {
+  return {int_param("N", "100", "tokens"), real_param("alpha", "2", "exponent", 0, 10),
+          count_param("T", "inf", "samples"), choice_param("scheme", "q0", {"q0", "rho"}, "scheme"),
+          bool_param("ln", "false", "layer norm"),
+          int_param("P", "N/8", "threshold", 0, 1e9).allow_expression()};
+}
+std::string error_of(const std::map<std::string, std::string>& given) {
+  try {
+    resolve_params(specs(), given, "ctx");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Params, DefaultsAndParsing) {
+  const auto s = specs();
+  Params p = resolve_params(s, {{"N", "1e3"}, {"T", "inf"}, {"ln", "yes"}}, "ctx");
+  EXPECT_EQ(p.integer("N"), 1000);
+  EXPECT_DOUBLE_EQ(p.real("alpha"), 2.0);
+  EXPECT_TRUE(std::isinf(p.count("T")));
+  EXPECT_EQ(p.choice("scheme"), "q0");
+  EXPECT_TRUE(p.flag("ln"));
+  EXPECT_EQ(p.integer("P"), 125);  // formula N/8 evaluated after N
+  EXPECT_EQ(p.canonical(), "N=1000 alpha=2 T=inf scheme=q0 ln=true P=125");
+  const auto j = p.to_json();
+  EXPECT_EQ(j["T"], "inf");
+  EXPECT_EQ(j["N"], 1000);
+  EXPECT_EQ(j["P"], 125);
+}
+
+TEST(Params, FormulaRoundsDown) {
+  const auto s = specs();
+  EXPECT_EQ(resolve_params(s, {{"N", "100"}}, "ctx").integer("P"), 12);
+}
+
+TEST(Params, BadInputNamesTheParameter) {
+  EXPECT_NE(error_of({{"nope", "1"}}).find("unknown parameter 'nope'"), std::string::npos);
+  EXPECT_NE(error_of({{"N", "abc"}}).find("N='abc'"), std::string::npos);
+  EXPECT_NE(error_of({{"N", "2.5"}}).find("must be an integer"), std::string::npos);
+  EXPECT_NE(error_of({{"N", "0"}}).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of({{"alpha", "11"}}).find("alpha"), std::string::npos);
+  EXPECT_NE(error_of({{"T", "1.5"}}).find("integer or inf"), std::string::npos);
+  EXPECT_NE(error_of({{"scheme", "q9"}}).find("not one of: q0, rho"), std::string::npos);
+  EXPECT_NE(error_of({{"ln", "maybe"}}).find("true or false"), std::string::npos);
+  EXPECT_NE(error_of({{"P", "zz/2"}}).find("'zz'"), std::string::npos);
+  EXPECT_NE(error_of({{"P", "-N"}}).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of({{"N", "inf"}}).find("finite integer"), std::string::npos);
+}
+
+TEST(Params, SplitAssignment) {
+  EXPECT_EQ(split_assignment("a=b=c"), (std::pair<std::string, std::string>{"a", "b=c"}));
+  EXPECT_THROW(split_assignment("novalue"), InputError);
+  EXPECT_THROW(split_assignment("=1"), InputError);
+}

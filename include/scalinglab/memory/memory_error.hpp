@@ -1,0 +1,51 @@
+#pragma once
+// Outer-product associative memories with random embeddings (Cabannes, Dohmatob, Bietti, Sec. 2-3):
+//   W_q = sum_x q(x) u_{f*(x)} e_x^T   (eq. 4),   f_q(x) = argmax_y u_y^T W_q e_x   (eq. 2),
+// and the generalization error E(f_q) = sum_x p(x) 1{f_q(x) != f*(x)}   (eq. 5).
+//
+// Shapes (row-major, one embedding per row): E is N x d (e_x), U is M x d (u_y).
+// The scores u_y^T W e_x for all (y, x) are (U U^T) B E^T with B = S E, S the M x N matrix
+// S[y, x] = q(x) 1{f*(x) = y}: O(N d + M^2 d) to form C = (U U^T) B, then one GEMM of 2 M N d flops,
+// never a d x d matrix. A prediction counts as correct only if the true class has the strictly
+// largest score (ties, e.g. an empty memory, are errors).
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "scalinglab/core/random.hpp"
+#include "scalinglab/memory/zipf_task.hpp"
+
+namespace scalinglab::memory {
+
+using MatrixRF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// "gaussian": entries N(0, 1/d) (norm ~ 1); "sphere": uniform on the unit sphere.
+enum class EmbeddingDist { gaussian, sphere };
+EmbeddingDist parse_embedding_dist(const std::string& name);
+
+struct Embeddings {
+  MatrixRF E;  // N x d
+  MatrixRF U;  // M x d
+};
+
+// Draws E then U from `s` (the caller passes a dedicated substream).
+Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist,
+                           EmbeddingDist u_dist, Stream& s);
+
+// Scratch buffers reused across calls (allocation-free in steady state).
+struct ErrorWorkspace {
+  MatrixRF B, C;
+  Eigen::MatrixXf scores;  // M x N, column-major: column x holds the M scores of input x
+};
+
+// Error (5) of f_q for the memory W_q with weights q (length N) and labels/probabilities of `task`.
+double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws);
+
+// Theorem 1's bounds for a scheme q (expectation over e ~ N(0, I), u uniform on the sphere):
+// upper (7) minimised over gamma on a grid, and lower (8).
+struct Theorem1Bounds {
+  double lower = 0, upper = 1, gamma = 0;
+};
+Theorem1Bounds theorem1_bounds(const ZipfTask& task, const std::vector<double>& q, std::size_t d);
+
+}  // namespace scalinglab::memory
