@@ -1,1 +1,76 @@
-// (to be written)
+// Benchmark of memory.error at N = 10^4, M = 100, d = 1024 (T = inf, scheme q0): time of one run
+// (embedding draw + error), split into its parts, and the achieved FLOP/s of the error evaluation
+// against the machine's sgemm rate measured in the same run on the same shapes.
+//
+// Output: one JSON object on stdout (bench/run_memory_error.sh compares it with the PyTorch
+// reference). Usage: bench_memory_error [reps=7] [threads=1]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "scalinglab/core/parallel.hpp"
+#include "scalinglab/memory/memory_error.hpp"
+#include "scalinglab/memory/memory_scheme.hpp"
+#include "scalinglab/memory/zipf_task.hpp"
+
+using namespace scalinglab;
+using namespace scalinglab::memory;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 7;
+  const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
+  set_blas_threads(threads);
+  const std::size_t N = 10000, M = 100, d = 1024;
+
+  // sgemm rate on the shape of the scores product: (M x d) times (d x N).
+  MatrixRF A = MatrixRF::Random(M, d), Bt = MatrixRF::Random(N, d);
+  Eigen::MatrixXf C(M, N);
+  std::vector<double> t_gemm;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    C.noalias() = A * Bt.transpose();
+    t_gemm.push_back(seconds_since(t0));
+  }
+  const double gemm_flops = 2.0 * M * N * d;
+  const double sgemm_rate = gemm_flops / median(t_gemm);
+
+  Stream s(1);
+  const ZipfTask task = make_zipf_task(N, M, 2.0, "mod", s);
+  const std::vector<double> q = scheme_weights_population({Scheme::q0, 0, 0}, task.p);
+  std::vector<double> t_draw, t_error, t_total;
+  ErrorWorkspace ws;
+  double error = 0;
+  for (int r = 0; r < reps; ++r) {
+    Stream es(100 + static_cast<uint64_t>(r));
+    const auto t0 = Clock::now();
+    const Embeddings emb = draw_embeddings(N, M, d, EmbeddingDist::gaussian, EmbeddingDist::sphere, es);
+    const double td = seconds_since(t0);
+    const auto t1 = Clock::now();
+    error = memory_error(task, q, emb, ws);
+    const double te = seconds_since(t1);
+    t_draw.push_back(td);
+    t_error.push_back(te);
+    t_total.push_back(td + te);
+  }
+  // Work of the error evaluation: B = S E (N d), C = (U U^T) B (2 M^2 d + M^2 d), scores (2 M N d).
+  const double error_flops = 2.0 * N * d + 3.0 * M * M * d + 2.0 * M * N * d;
+  const double error_rate = error_flops / median(t_error);
+  std::printf(
+      "{\"N\": %zu, \"M\": %zu, \"d\": %zu, \"threads\": %d, \"reps\": %d, \"error\": %.6f,\n"
+      " \"seconds_total\": %.6f, \"seconds_draw\": %.6f, \"seconds_error\": %.6f,\n"
+      " \"sgemm_gflops\": %.2f, \"error_gflops\": %.2f, \"fraction_of_sgemm\": %.3f}\n",
+      N, M, d, threads, reps, error, median(t_total), median(t_draw), median(t_error), sgemm_rate / 1e9,
+      error_rate / 1e9, error_rate / sgemm_rate);
+  return 0;
+}

@@ -39,7 +39,7 @@ class Stream {
   Stream substream(uint64_t i) const { return Stream(mix64(key_ ^ mix64(i + 0x5851F42D4C957F2DULL))); }
 
   uint32_t next_u32() {
-    if (pos_ == 4) refill();
+    if (pos_ == kBuffer) refill();
     return buf_[pos_++];
   }
   uint64_t next_u64() {
@@ -59,11 +59,14 @@ class Stream {
   void fill_normal(double* out, std::size_t n, double scale);
 
  private:
+  // Philox blocks are computed kBlocks at a time in a loop the compiler vectorises; the stream
+  // is still the sequence of blocks for counters 0, 1, 2, ... (words in block order).
+  static constexpr int kBlocks = 16, kBuffer = 4 * kBlocks;
   void refill();
   uint64_t key_;
   uint64_t counter_ = 0;
-  std::array<uint32_t, 4> buf_{};
-  int pos_ = 4;
+  std::array<uint32_t, kBuffer> buf_{};
+  int pos_ = kBuffer;
   bool has_spare_ = false;
   double spare_ = 0.0;
 };
