@@ -1,6 +1,7 @@
 // scalinglab: the command line. Errors are caught here once: bad input exits 2, failures 1.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
@@ -19,11 +20,29 @@ int main(int argc, char** argv) {
   scalinglab::cli::add_run(app, action);
   scalinglab::cli::add_merge(app, action);
   scalinglab::cli::add_reproduce(app, action);
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "scalinglab: error: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    std::fprintf(stderr, "scalinglab: error: %s (see --help)\n", e.what());
+    return 2;
   }
   try {
     return action ? action() : 0;

@@ -1,5 +1,6 @@
 #include "scalinglab/core/expression.hpp"
 
+#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/special_functions/zeta.hpp>
 #include <cctype>
 #include <cmath>
@@ -135,6 +136,7 @@ double call(const std::string& expr, const std::string& f, const std::vector<dou
   if (f == "floor") return std::floor(x);
   if (f == "ceil") return std::ceil(x);
   if (f == "round") return std::round(x);
+  if (f == "gamma") return boost::math::tgamma(x);
   if (f == "zeta") {
     if (!(x > 1)) throw InputError("expression \"" + expr + "\": zeta(s) needs s > 1");
     return boost::math::zeta(x);

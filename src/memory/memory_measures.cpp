@@ -28,41 +28,67 @@ std::vector<ParamSpec> data_params() {
   };
 }
 
-Record memory_error_run(const Params& prm, Stream& stream) {
+// One run's ingredients: the task, the scheme's weights q from fresh data (or the population) and
+// the embeddings, each from its own substream.
+struct MemoryRun {
+  ZipfTask task;
+  std::vector<double> q;
+  double unseen = 0;
+  Embeddings emb;
+};
+
+MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const auto M = static_cast<std::size_t>(prm.integer("M"));
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double T = prm.count("T");
+  MemoryRun run;
   Stream label_stream = stream.substream(kLabelStream);
-  const ZipfTask task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);
-
+  run.task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);
   SchemeParams sp{parse_scheme(prm.choice("scheme")), prm.real("rho"), static_cast<std::size_t>(prm.real("P"))};
-  std::vector<double> q;
-  double unseen = 0;
   if (std::isinf(T)) {
-    q = scheme_weights_population(sp, task.p);
+    run.q = scheme_weights_population(sp, run.task.p);
   } else {
     Stream data = stream.substream(kDataStream);
-    const auto counts = sample_counts(task.p, static_cast<uint64_t>(T), data);
-    q = scheme_weights(sp, counts);
+    const auto counts = sample_counts(run.task.p, static_cast<uint64_t>(T), data);
+    run.q = scheme_weights(sp, counts);
     for (std::size_t x = 0; x < N; ++x)
-      if (counts[x] == 0) unseen += task.p[x];
+      if (counts[x] == 0) run.unseen += run.task.p[x];
   }
   Stream emb_stream = stream.substream(kEmbeddingStream);
-  const Embeddings emb = draw_embeddings(N, M, d, parse_embedding_dist(prm.choice("e_dist")),
-                                         parse_embedding_dist(prm.choice("u_dist")), emb_stream);
-  thread_local ErrorWorkspace ws;
-  const double error = memory_error(task, q, emb, ws);
-  std::size_t stored = 0;
-  for (double w : q) stored += w != 0;
-  const Theorem1Bounds b = theorem1_bounds(task, q, d);
+  run.emb = draw_embeddings(N, M, d, parse_embedding_dist(prm.choice("e_dist")),
+                            parse_embedding_dist(prm.choice("u_dist")), emb_stream);
+  return run;
+}
 
+Record memory_error_run(const Params& prm, Stream& stream) {
+  const MemoryRun run = draw_memory_run(prm, stream);
+  thread_local ErrorWorkspace ws;
+  const double error = memory_error(run.task, run.q, run.emb, ws);
+  std::size_t stored = 0;
+  for (double w : run.q) stored += w != 0;
+  const Theorem1Bounds b = theorem1_bounds(run.task, run.q, static_cast<std::size_t>(prm.integer("d")));
   Record r;
   r.set("error", error);
   r.set("stored", static_cast<double>(stored));
-  r.set("unseen_mass", unseen);
+  r.set("unseen_mass", run.unseen);
   r.set("bound_lower", b.lower);
   r.set("bound_upper", b.upper);
+  return r;
+}
+
+// The memory matrix (u_y^T W_q e_x)_{y, x} of Figure 11, row-major M x N, with q rescaled to max 1
+// (the picture is invariant to the scale of q up to the colour bar).
+Record memory_matrix_run(const Params& prm, Stream& stream) {
+  const MemoryRun run = draw_memory_run(prm, stream);
+  ErrorWorkspace ws;
+  Record r;
+  r.set("error", memory_error(run.task, run.q, run.emb, ws));
+  std::vector<double> matrix(run.task.M * run.task.N);
+  for (std::size_t y = 0; y < run.task.M; ++y)
+    for (std::size_t x = 0; x < run.task.N; ++x)
+      matrix[y * run.task.N + x] = ws.scores(static_cast<Eigen::Index>(y), static_cast<Eigen::Index>(x));
+  r.set_series("matrix", std::move(matrix));
   return r;
 }
 
@@ -73,6 +99,22 @@ Record infinite_memory_run(const Params& prm, Stream&) {
   r.set("error", infinite_memory_error(zipf_probabilities(N, alpha), T));
   r.set("asymptote", infinite_memory_asymptote(N, alpha, T));
   return r;
+}
+
+std::vector<ParamSpec> memory_params() {
+  std::vector<ParamSpec> ps = data_params();
+  ps.push_back(int_param("d", "64", "embedding dimension (memory capacity)", 1, 1e6));
+  ps.push_back(count_param("T", "inf", "number of samples; inf = population weights"));
+  ps.push_back(choice_param("scheme", "threshold", {"q0", "rho", "threshold"},
+                            "memory scheme: q0 (10), rho (11), threshold top-P (12)"));
+  ps.push_back(real_param("rho", "0", "exponent of the frequency in schemes rho and threshold", 0, 10));
+  ps.push_back(int_param("P", "d/8", "threshold scheme: number of stored inputs (formula of d, N, ... allowed)", 0, 1e9)
+                   .allow_expression());
+  ps.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere"},
+                            "input embeddings: N(0, I/d) or uniform on the unit sphere"));
+  ps.push_back(choice_param("u_dist", "sphere", {"sphere", "gaussian"},
+                            "unembeddings: uniform on the unit sphere or N(0, I/d)"));
+  return ps;
 }
 
 }  // namespace
@@ -90,25 +132,27 @@ void register_memory_measures(Registry& r) {
         "unembeddings u_y uniform on the sphere (or N(0, I/d)). Error = p-mass of inputs whose true class\n"
         "does not have the strictly largest score u_y^T W_q e_x. Each run draws data, labels (f=random) and\n"
         "embeddings afresh. bound_lower/bound_upper are Theorem 1's (8) and (7) for the run's q.";
-    m.params = data_params();
-    m.params.push_back(int_param("d", "64", "embedding dimension (memory capacity)", 1, 1e6));
-    m.params.push_back(count_param("T", "inf", "number of samples; inf = population weights"));
-    m.params.push_back(choice_param("scheme", "threshold", {"q0", "rho", "threshold"},
-                                    "memory scheme: q0 (10), rho (11), threshold top-P (12)"));
-    m.params.push_back(real_param("rho", "0", "exponent of the frequency in schemes rho and threshold", 0, 10));
-    m.params.push_back(
-        int_param("P", "d/8", "threshold scheme: number of stored inputs (formula of d, N, ... allowed)", 0, 1e9)
-            .allow_expression());
-    m.params.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere"},
-                                    "input embeddings: N(0, I/d) or uniform on the unit sphere"));
-    m.params.push_back(choice_param("u_dist", "sphere", {"sphere", "gaussian"},
-                                    "unembeddings: uniform on the unit sphere or N(0, I/d)"));
+    m.params = memory_params();
     m.metrics = {{"error", "generalization error (5): p-mass of misclassified inputs"},
                  {"stored", "number of inputs with q(x) != 0"},
                  {"unseen_mass", "p-mass of inputs absent from the sample (0 when T = inf)"},
                  {"bound_lower", "Theorem 1 lower bound (8) on E_{e,u}[error] for this q"},
                  {"bound_upper", "Theorem 1 upper bound (7), minimised over gamma, for this q"}};
     m.fn = memory_error_run;
+    r.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "memory.matrix";
+    m.summary = "the memory matrix (u_y^T W_q e_x)_{y,x} of one run, as pictured in Figure 11";
+    m.details =
+        "Same model and parameters as memory.error. Returns the M x N matrix of scores row-major in the\n"
+        "series `matrix` (q rescaled to max 1), and the run's error. Sweeps draw it as heat maps\n"
+        "(plot kind = \"heatmap\").";
+    m.params = memory_params();
+    m.metrics = {{"error", "generalization error (5) of this run"},
+                 {"matrix", "scores u_y^T W_q e_x, row-major M x N", true}};
+    m.fn = memory_matrix_run;
     r.add(std::move(m));
   }
   {

@@ -36,6 +36,7 @@ TEST(Expression, Functions) {
   EXPECT_DOUBLE_EQ(ev("floor(2.7) + ceil(2.2)"), 5);
   EXPECT_NEAR(ev("log(exp(2))"), 2, 1e-15);
   EXPECT_NEAR(ev("zeta(2)"), M_PI * M_PI / 6, 1e-14);
+  EXPECT_NEAR(ev("gamma(0.5)"), std::sqrt(M_PI), 1e-14);
   EXPECT_NEAR(ev("sqrt(16) + log2(8) + log10(100)"), 9, 1e-14);
 }
 

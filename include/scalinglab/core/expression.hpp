@@ -3,7 +3,7 @@
 // Used for parameters given as formulas of other parameters, for reference curves in plots and for
 // bounds in checks. Grammar: + - * / ^ (right-associative, binds tighter than unary minus on its
 // left operand: -x^2 = -(x^2)), parentheses, numbers (1e-3, inf), variables, and the functions
-// log, log2, log10, exp, sqrt, abs, floor, ceil, round, min, max, pow, zeta (Riemann, s > 1).
+// log, log2, log10, exp, sqrt, abs, floor, ceil, round, min, max, pow, gamma, zeta (Riemann, s > 1).
 #include <functional>
 #include <memory>
 #include <optional>
