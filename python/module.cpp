@@ -1,1 +1,179 @@
-// (to be written)
+// The Python extension `_scalinglab`: pybind11 glue only. Values cross the boundary as text
+// (parameters), plain Python objects (JSON records) or column lists (tables); the pure-Python
+// package `scalinglab` (python/scalinglab/) turns them into the public API with numpy/pandas.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/aggregate.hpp"
+#include "scalinglab/lab/describe.hpp"
+#include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/results.hpp"
+#include "scalinglab/lab/runner.hpp"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+using nlohmann::json;
+
+namespace scalinglab {
+namespace {
+
+// JSON -> Python objects (objects keep nlohmann's key order, which is sorted by name).
+py::object to_py(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return py::none();
+    case json::value_t::boolean: return py::bool_(j.get<bool>());
+    case json::value_t::number_integer: return py::int_(j.get<int64_t>());
+    case json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
+    case json::value_t::number_float: return py::float_(j.get<double>());
+    case json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case json::value_t::array: {
+      py::list out;
+      for (const auto& x : j) out.append(to_py(x));
+      return out;
+    }
+    case json::value_t::object: {
+      py::dict out;
+      for (const auto& [k, v] : j.items()) out[py::str(k)] = to_py(v);
+      return out;
+    }
+    default: return py::none();
+  }
+}
+
+const Measure& measure(const std::string& name) { return builtin_registry().get(name); }
+
+py::list measure_names() {
+  py::list out;
+  for (const auto* m : builtin_registry().all()) out.append(m->name);
+  return out;
+}
+
+// {"measure", "params", "metrics"} exactly as `scalinglab eval --json` prints it.
+py::object evaluate_text(const std::string& name, const std::map<std::string, std::string>& given, int threads) {
+  json out;
+  {
+    py::gil_scoped_release nogil;
+    const Measure& m = measure(name);
+    out = evaluate(m, resolve_params(m.params, given, m.name), threads);
+  }
+  return to_py(out);
+}
+
+// The aggregated table as columns: [(name, kind, values)], kind one of int, float, str, bool.
+py::list table_columns(const Table& t, const Measure& m) {
+  py::list cols;
+  for (const auto& name : t.param_names) {
+    const ParamType type = m.param(name)->type;
+    py::list values;
+    for (const auto& row : t.rows) {
+      const auto& e = row.params.entry(name);
+      switch (type) {
+        case ParamType::Choice: values.append(e.text); break;
+        case ParamType::Bool: values.append(py::bool_(e.number != 0)); break;
+        case ParamType::Int: values.append(py::int_(static_cast<int64_t>(e.number))); break;
+        default: values.append(py::float_(e.number));
+      }
+    }
+    const char* kind = type == ParamType::Choice ? "str"
+                       : type == ParamType::Bool ? "bool"
+                       : type == ParamType::Int  ? "int"
+                                                 : "float";
+    cols.append(py::make_tuple(name, kind, values));
+  }
+  for (std::size_t k = 0; k < t.metric_names.size(); ++k) {
+    py::list mean, std, sem;
+    for (const auto& row : t.rows) {
+      mean.append(row.mean[k]);
+      std.append(row.std[k]);
+      sem.append(row.sem[k]);
+    }
+    const auto& name = t.metric_names[k];
+    cols.append(py::make_tuple(name, "float", mean));
+    cols.append(py::make_tuple(name + "_std", "float", std));
+    cols.append(py::make_tuple(name + "_sem", "float", sem));
+  }
+  py::list count;
+  for (const auto& row : t.rows) count.append(row.count);
+  cols.append(py::make_tuple("count", "int", count));
+  return cols;
+}
+
+// Loads and runs a sweep, then aggregates its results.jsonl at full precision.
+// Returns {"columns": [...], "checks": [...], "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
+py::dict run_sweep_file(const std::string& path, const std::string& out_dir, int threads, bool resume,
+                        const std::string& profile, const std::vector<std::string>& sets, bool quiet) {
+  RunOutcome outcome;
+  Table table;
+  const Measure* m = nullptr;
+  {
+    py::gil_scoped_release nogil;
+    const Sweep sweep = load_sweep(path, profile, sets);
+    m = &measure(sweep.measure);
+    RunOptions opts;
+    opts.out_dir = out_dir;
+    opts.threads = threads;
+    opts.resume = resume;
+    opts.quiet = quiet;
+    opts.origin = {profile, sets};
+    outcome = run_sweep(sweep, opts);
+    const auto results = read_results((std::filesystem::path(outcome.out_dir) / "results.jsonl").string());
+    table = aggregate(expand_grid(sweep, *m), results, *m);
+  }
+  py::list checks;
+  for (const auto& c : outcome.checks) checks.append(to_py(c.to_json()));
+  return py::dict("columns"_a = table_columns(table, *m), "checks"_a = checks, "out_dir"_a = outcome.out_dir,
+                  "tasks_total"_a = outcome.tasks_total, "tasks_run"_a = outcome.tasks_run,
+                  "tasks_skipped"_a = outcome.tasks_skipped);
+}
+
+// Every complete line of a results.jsonl, as dicts (the partial last line of a killed run is dropped).
+py::list read_results_file(const std::string& path) {
+  std::vector<TaskResult> results;
+  {
+    py::gil_scoped_release nogil;
+    results = read_results(path);
+  }
+  py::list out;
+  for (const auto& t : results) out.append(to_py(task_to_json(t)));
+  return out;
+}
+
+}  // namespace
+}  // namespace scalinglab
+
+PYBIND11_MODULE(_scalinglab, mod) {
+  using namespace scalinglab;
+  mod.doc() = "scalinglab C++ core (use the `scalinglab` package, not this module)";
+
+  // InputError (anything the user can fix) -> ValueError; every other C++ exception -> RuntimeError.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  mod.def("measures", &measure_names, "Names of all registered measures.");
+  mod.def("describe", [](const std::string& name) { return to_py(describe_json(measure(name))); }, "name"_a);
+  mod.def("describe_text", [](const std::string& name) { return describe_text(measure(name)); }, "name"_a);
+  mod.def("describe_markdown", [] { return describe_markdown(builtin_registry()); });
+  mod.def("evaluate", &evaluate_text, "measure"_a, "params"_a, "threads"_a = 0);
+  mod.def("run_sweep", &run_sweep_file, "path"_a, "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
+          "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true);
+  mod.def("read_results", &read_results_file, "path"_a);
+}

@@ -134,7 +134,7 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::s
         auto v = parse_number(raw);
         if (!v) {
           if (!s.expression)
-            throw InputError(context + ": parameter " + s.name + "='" + raw + "' is not a " +
+            throw InputError(context + ": parameter " + s.name + "='" + raw + "' is not a valid " +
                              type_name(s.type) + (s.type == ParamType::Count ? " (integer or inf)" : ""));
           e.given = raw;
           formulas.push_back(p.entries_.size());

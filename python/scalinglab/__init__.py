@@ -1,0 +1,201 @@
+"""scalinglab: a laboratory for neural scaling laws (Python interface).
+
+Evaluate a measure at one point, run a sweep file, and get the results as numpy arrays or pandas
+DataFrames. Every name and value is validated by the measure's declaration (the same one the
+command line uses): a bad parameter raises ValueError naming it.
+
+    >>> import scalinglab as sl
+    >>> sl.measures()
+    ['memory.error', ...]
+    >>> print(sl.describe_text("memory.error"))            # parameters, defaults, ranges, metrics
+    >>> sl.eval("memory.error", N=100, d=64, T=float("inf"), scheme="q0", runs=10, seed=1)
+    {'measure': 'memory.error', 'params': {...}, 'metrics': {'error': {'mean': ..., ...}, ...}}
+    >>> table = sl.run("experiments/cabannes2023/fig1-left.toml", out="/tmp/fig1", profile="quick")
+    >>> sl.to_pandas(table)
+
+See docs/python.md for the full guide.
+"""
+
+import math
+import numbers
+import os
+
+import numpy as np
+
+from . import _scalinglab as _core
+
+__all__ = [
+    "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "to_pandas",
+    "load_results",
+]
+
+_DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
+
+
+# ---- values: Python -> parameter text, JSON -> Python numbers --------------------------------
+
+def _text(value):
+    """A keyword value as the text a user would type: True -> "true", inf -> "inf", 0.5 -> "0.5"."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    return str(value)
+
+
+def _number(value):
+    """A metric from JSON: null -> nan, "inf"/"-inf" -> float, numbers unchanged."""
+    if value is None:
+        return math.nan
+    if value in ("inf", "-inf"):
+        return float(value)
+    return value
+
+
+def _metric(value):
+    if isinstance(value, dict):  # runs > 1: {"mean", "std", "sem", "count"}
+        return {k: _number(value[k]) for k in ("mean", "std", "sem", "count") if k in value}
+    if isinstance(value, list):  # a series
+        return [_number(v) for v in value]
+    return _number(value)
+
+
+def _param(value):
+    """A parameter from JSON: numbers unchanged, "inf"/"-inf" -> float, words unchanged."""
+    return float(value) if value in ("inf", "-inf") else value
+
+
+def _assignments(sets):
+    if sets is None:
+        return []
+    if isinstance(sets, str):
+        return [sets]
+    if isinstance(sets, dict):
+        return [f"{k}={_text(v)}" for k, v in sets.items()]
+    return [str(s) for s in sets]
+
+
+# ---- measures --------------------------------------------------------------------------------
+
+def measures():
+    """Names of all measures, e.g. ["memory.error", ...]."""
+    return list(_core.measures())
+
+
+def describe(name):
+    """The declaration of measure `name` as a dict: name, summary, details, params, metrics.
+
+    Each parameter is {"name", "type", "default", "doc", "expression"} plus "choices" for
+    choices and "min"/"max" when the range is bounded."""
+    return _core.describe(name)
+
+
+def describe_text(name):
+    """Help text of measure `name` (what `scalinglab describe NAME` prints)."""
+    return _core.describe_text(name)
+
+
+def measure(name):
+    """Measure `name` as a Python function of its parameters, documented from its declaration.
+
+        >>> error = scalinglab.measure("memory.error")
+        >>> help(error)                      # parameters, ranges, metrics
+        >>> error(N=100, d=64, runs=10)      # same as scalinglab.eval("memory.error", ...)
+    """
+    text = describe_text(name)  # raises ValueError for an unknown measure
+
+    def f(*, threads=0, **params):
+        return eval(name, threads=threads, **params)
+
+    f.__name__ = f.__qualname__ = name.replace(".", "_")
+    f.__doc__ = text + "\nKeyword `threads` sets the worker threads (0: all cores).\n"
+    return f
+
+
+def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
+    """Evaluates `measure` at one point; returns {"measure", "params", "metrics"}.
+
+    Keywords are the measure's parameters (see describe_text(measure)), given as Python values
+    (numbers, float("inf"), strings, booleans) or as the text of the command line ("d/8", "inf").
+    `runs=R` averages R runs: each scalar metric is then {"mean", "std", "sem", "count"}, else a
+    number; series are lists. `seed` keys the random streams, so a result is reproducible.
+    `threads` is not a parameter: the number of worker threads (0: all cores).
+
+    This is `scalinglab eval MEASURE k=v ... --json`, with inf as float("inf"), null as nan, and
+    params and metrics in declaration order. Raises ValueError naming a bad parameter.
+    """
+    out = _core.evaluate(measure, {k: _text(v) for k, v in params.items()}, int(threads))
+    decl = describe(measure)
+    order = [p["name"] for p in decl["params"]]
+    metric_order = [m["name"] for m in decl["metrics"]]
+    got = out["metrics"]
+    return {
+        "measure": out["measure"],
+        "params": {k: _param(out["params"][k]) for k in order if k in out["params"]},
+        "metrics": {k: _metric(got[k]) for k in metric_order + sorted(set(got) - set(metric_order))
+                    if k in got},
+    }
+
+
+# ---- sweeps ----------------------------------------------------------------------------------
+
+def _table(columns):
+    return {name: np.asarray(values, dtype=_DTYPES[kind]) for name, kind, values in columns}
+
+
+def run_sweep(path, out=None, threads=0, resume=False, profile="", set=None, quiet=True):  # noqa: A002
+    """Runs the sweep file `path`; returns (table, checks).
+
+    Same as `scalinglab run PATH`: results go to `out` (default results/<file stem>, relative to
+    the working directory) as results.jsonl, summary.csv, plot and checks.json. An existing
+    results directory is an error unless `resume=True` (tasks already done are kept).
+    `profile` applies the file's [profile.NAME] overrides; `set` overrides fixed parameters,
+    runs or seed, as a dict {"N": 200} or a list ["N=200"]. `threads=0` uses all cores;
+    `quiet=False` prints progress on stderr.
+
+    table: dict column -> numpy array, one row per grid point in grid order, columns as in
+    summary.csv: every parameter (int64, float64 with inf, or object for choices), then for each
+    scalar metric m: m (mean over runs), m_std, m_sem; then count (int64).
+    checks: list of {"claim", "kind", "passed", "measured", "expected"}.
+    """
+    res = _core.run_sweep(os.fspath(path), "" if out is None else os.fspath(out), int(threads),
+                          bool(resume), profile or "", _assignments(set), bool(quiet))
+    return _table(res["columns"]), list(res["checks"])
+
+
+def run(path, out=None, threads=0, resume=False, profile="", set=None, quiet=True):  # noqa: A002
+    """Runs the sweep file `path` and returns the aggregated table (dict of numpy arrays,
+    ready for pandas.DataFrame). See run_sweep for the options and for the checks."""
+    return run_sweep(path, out, threads, resume, profile, set, quiet)[0]
+
+
+def to_pandas(table):
+    """The table of run() as a pandas DataFrame."""
+    import pandas as pd
+
+    return pd.DataFrame(table)
+
+
+def load_results(path, frame=False):
+    """Every task of a results directory (or of its results.jsonl file), as a list of dicts
+    {"point", "key", "run", "params", "metrics", "series", "seconds"}; a partial last line left
+    by a killed run is dropped. With frame=True: a DataFrame with one row per task and columns
+    point, run, key, the parameters, the scalar metrics, the series (lists), seconds."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "results.jsonl")
+    tasks = []
+    for t in _core.read_results(path):
+        t["params"] = {k: _param(v) for k, v in t["params"].items()}
+        t["metrics"] = {k: _number(v) for k, v in t["metrics"].items()}
+        t["series"] = {k: [_number(x) for x in v] for k, v in t.get("series", {}).items()}
+        tasks.append(t)
+    if not frame:
+        return tasks
+    import pandas as pd
+
+    rows = [{"point": t["point"], "run": t["run"], "key": t["key"], **t["params"], **t["metrics"],
+             **t["series"], "seconds": t["seconds"]} for t in tasks]
+    return pd.DataFrame(rows)

@@ -1,0 +1,137 @@
+"""scalinglab.eval / describe / measures: same numbers as the command line, validation, seeds."""
+import json
+import math
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import scalinglab as sl
+
+POINT = dict(N=50, M=5, alpha=2.0, d=16, T=1000, scheme="q0", runs=4, seed=3)
+
+
+def cli():
+    """The command line binary: $SCALINGLAB_CLI (set by ctest), else next to build/python."""
+    path = os.environ.get("SCALINGLAB_CLI") or str(
+        pathlib.Path(sl.__file__).resolve().parents[2] / "scalinglab")
+    assert os.path.exists(path), f"scalinglab CLI not found at {path}; set SCALINGLAB_CLI"
+    return path
+
+
+def cli_eval(measure, **params):
+    args = [cli(), "eval", measure, *(f"{k}={v}" for k, v in params.items()), "--json", "--threads", "2"]
+    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+
+
+def number(v):
+    return math.nan if v is None else float(v) if v in ("inf", "-inf") else v
+
+
+def test_measures_include_memory_error():
+    names = sl.measures()
+    assert "memory.error" in names
+    assert len(set(names)) == len(names)
+
+
+def test_describe_lists_declared_params_and_metrics():
+    d = sl.describe("memory.error")
+    assert d["name"] == "memory.error"
+    params = {p["name"]: p for p in d["params"]}
+    for name in ["N", "M", "alpha", "d", "T", "scheme", "rho", "P", "f", "runs", "seed"]:
+        assert name in params, name
+    assert params["T"]["type"] == "count" and params["T"]["default"] == "inf"
+    assert set(params["scheme"]["choices"]) == {"q0", "rho", "threshold"}
+    assert params["N"]["min"] == 1
+    assert "error" in [m["name"] for m in d["metrics"]]
+
+
+def test_describe_text_is_the_measure_docstring():
+    text = sl.describe_text("memory.error")
+    assert text.startswith("memory.error:") and "scheme" in text and "Metrics:" in text
+    f = sl.measure("memory.error")
+    assert f.__doc__.startswith(text)
+    assert f(**POINT) == sl.eval("memory.error", **POINT)
+
+
+def test_eval_matches_cli_json():
+    cases = [("memory.error", POINT),
+             ("memory.error", dict(POINT, T="inf", runs=1, scheme="threshold", P="d/4", rho=0.37)),
+             ("memory.matrix", dict(N=20, d=8, T=100, runs=2, seed=1))]  # with a series
+    for measure, point in cases:
+        ours = sl.eval(measure, threads=2, **point)
+        theirs = cli_eval(measure, **point)
+        assert ours["measure"] == theirs["measure"] == measure
+        assert ours["params"] == {k: number(v) for k, v in theirs["params"].items()}
+        assert set(ours["metrics"]) == set(theirs["metrics"])
+        for name, v in theirs["metrics"].items():
+            if isinstance(v, dict):
+                expect = {k: number(x) for k, x in v.items()}
+            elif isinstance(v, list):
+                expect = [number(x) for x in v]
+            else:
+                expect = number(v)
+            assert ours["metrics"][name] == expect, name
+
+
+def test_eval_result_shape():
+    out = sl.eval("memory.error", **POINT)
+    assert list(out["params"])[:3] == ["N", "M", "alpha"]  # declaration order
+    assert out["params"]["T"] == 1000 and out["params"]["scheme"] == "q0"
+    err = out["metrics"]["error"]
+    assert list(err) == ["mean", "std", "sem", "count"] and err["count"] == 4
+    assert 0 <= err["mean"] <= 1
+    single = sl.eval("memory.error", **dict(POINT, runs=1, T=float("inf")))
+    assert single["params"]["T"] == math.inf
+    assert isinstance(single["metrics"]["error"], float)
+
+
+def test_python_values_are_converted_like_text():
+    base = sl.eval("memory.error", **dict(POINT, T="inf"))
+    same = sl.eval("memory.error", **dict(POINT, T=float("inf"), N=np.int64(50), alpha=np.float64(2), d=16.0))
+    assert same == base
+
+
+def test_value_text_rules():
+    assert [sl._text(v) for v in (True, np.bool_(False), 3, np.int64(7), 0.1, 1e20, float("inf"), "d/8")] == \
+        ["true", "false", "3", "7", "0.1", "1e+20", "inf", "d/8"]
+    out = sl.eval("memory.error", **dict(POINT, runs=1, scheme="rho", rho=0.1 + 0.2))
+    assert out["params"]["rho"] == 0.1 + 0.2  # floats cross as their shortest round-trip text
+
+
+def test_seed_is_deterministic_and_seeds_differ():
+    a = sl.eval("memory.error", **POINT)["metrics"]["error"]
+    b = sl.eval("memory.error", **POINT)["metrics"]["error"]
+    c = sl.eval("memory.error", **dict(POINT, seed=4))["metrics"]["error"]
+    assert a == b
+    assert a["mean"] != c["mean"]
+
+
+def test_threads_do_not_change_results():
+    one = sl.eval("memory.error", threads=1, **dict(POINT, runs=8))
+    two = sl.eval("memory.error", threads=2, **dict(POINT, runs=8))
+    assert one["metrics"]["error"]["mean"] == pytest.approx(two["metrics"]["error"]["mean"], rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(foo=1), "foo"),            # unknown keyword
+    (dict(N="many"), "N"),           # not a number
+    (dict(N=1.5), "N"),              # not an integer
+    (dict(N=0), "N"),                # out of range
+    (dict(T=-3), "T"),               # out of range
+    (dict(T=float("nan")), "T"),     # nan is never a value
+    (dict(scheme="q9"), "scheme"),   # not a choice
+    (dict(alpha=[1, 2]), "alpha"),   # not a number
+])
+def test_bad_parameters_raise_value_error_naming_them(kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        sl.eval("memory.error", **kwargs)
+
+
+def test_unknown_measure_raises_value_error():
+    with pytest.raises(ValueError, match="memory.error"):  # the message lists the known measures
+        sl.eval("memory.nope")
+    with pytest.raises(ValueError):
+        sl.describe("memory.nope")

@@ -1,0 +1,109 @@
+"""scalinglab.run / run_sweep / load_results on a tiny sweep written to a temporary directory."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import scalinglab as sl
+
+SWEEP = """
+measure = "memory.error"
+runs = 3
+seed = 11
+
+[params]
+N = 50
+T = "inf"
+scheme = "q0"
+
+[grid]
+d = [8, 32]
+
+[[check]]
+claim = "errors are probabilities"
+below = { x = "d", y = "error", bound = "1" }
+"""
+
+
+@pytest.fixture
+def sweep(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(SWEEP)
+    return path
+
+
+def test_run_returns_one_array_per_column(sweep, tmp_path):
+    table = sl.run(sweep, out=tmp_path / "out", threads=2)
+    params = [p["name"] for p in sl.describe("memory.error")["params"] if p["name"] not in ("runs", "seed")]
+    metrics = [m["name"] for m in sl.describe("memory.error")["metrics"] if not m["series"]]
+    expect = params + [f"{m}{s}" for m in metrics for s in ("", "_std", "_sem")] + ["count"]
+    assert list(table) == expect
+    assert all(isinstance(v, np.ndarray) and len(v) == 2 for v in table.values())
+    assert table["d"].tolist() == [8, 32] and table["d"].dtype == np.int64
+    assert table["T"].dtype == np.float64 and np.all(np.isinf(table["T"]))
+    assert table["scheme"].dtype == object and table["scheme"].tolist() == ["q0", "q0"]
+    assert table["count"].tolist() == [3, 3]
+    assert np.all((table["error"] >= 0) & (table["error"] <= 1))
+
+
+def test_run_means_agree_with_eval_at_the_same_seed(sweep, tmp_path):
+    table = sl.run(sweep, out=tmp_path / "out")
+    for i, d in enumerate(table["d"]):
+        point = sl.eval("memory.error", N=50, d=d, T="inf", scheme="q0", runs=3, seed=11)
+        err = point["metrics"]["error"]
+        assert table["error"][i] == pytest.approx(err["mean"], rel=1e-12, abs=1e-15)
+        assert table["error_std"][i] == pytest.approx(err["std"], rel=1e-9, abs=1e-15)
+    assert table["error"][0] != table["error"][1]
+
+
+def test_table_loads_into_pandas_and_matches_summary_csv(sweep, tmp_path):
+    table = sl.run(sweep, out=tmp_path / "out")
+    df = sl.to_pandas(table)
+    assert df.shape == (2, len(table))
+    assert df.loc[df.d == 32, "error"].item() == table["error"][1]
+    csv = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert list(csv.columns) == list(df.columns)
+    np.testing.assert_allclose(csv["error"], df["error"], rtol=1e-15)
+    assert np.all(np.isinf(csv["T"]))
+
+
+def test_run_sweep_returns_the_checks(sweep, tmp_path):
+    table, checks = sl.run_sweep(sweep, out=tmp_path / "out")
+    assert len(checks) == 1
+    assert checks[0]["claim"] == "errors are probabilities" and checks[0]["kind"] == "below"
+    assert checks[0]["passed"] is True
+
+
+def test_existing_results_need_resume_and_set_overrides(sweep, tmp_path):
+    out = tmp_path / "out"
+    sl.run(sweep, out=out)
+    with pytest.raises(ValueError, match="resume"):
+        sl.run(sweep, out=out)
+    assert sl.run(sweep, out=out, resume=True, set={"runs": 5})["count"].tolist() == [5, 5]
+    other = sl.run(sweep, out=tmp_path / "n100", set=["N=100"])
+    assert other["N"].tolist() == [100, 100]
+
+
+def test_bad_sweeps_raise_value_error(sweep, tmp_path):
+    with pytest.raises(ValueError):
+        sl.run(tmp_path / "missing.toml", out=tmp_path / "a")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SWEEP.replace("N = 50", "N = 0"))
+    with pytest.raises(ValueError, match=r"\bN\b"):
+        sl.run(bad, out=tmp_path / "b")
+    with pytest.raises(ValueError, match="nope"):
+        sl.run(sweep, out=tmp_path / "c", set={"nope": 1})
+
+
+def test_load_results_gives_every_task(sweep, tmp_path):
+    out = tmp_path / "out"
+    table = sl.run(sweep, out=out)
+    tasks = sl.load_results(out)
+    assert len(tasks) == 6
+    assert sorted((t["point"], t["run"]) for t in tasks) == [(p, r) for p in (0, 1) for r in range(3)]
+    assert all(t["params"]["T"] == math.inf for t in tasks)
+    df = sl.load_results(out / "results.jsonl", frame=True)
+    assert len(df) == 6 and {"point", "run", "d", "error", "seconds"} <= set(df.columns)
+    means = df.groupby("d")["error"].mean()
+    np.testing.assert_allclose(means.loc[[8, 32]].to_numpy(), table["error"], rtol=1e-12)
