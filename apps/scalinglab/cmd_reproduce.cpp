@@ -1,10 +1,31 @@
+#include <memory>
+#include <string>
+
 #include "commands.hpp"
+#include "scalinglab/lab/report.hpp"
 
 namespace scalinglab::cli {
 
 void add_reproduce(CLI::App& app, Action& action) {
-  (void)app;
-  (void)action;
+  auto* cmd = app.add_subcommand(
+      "reproduce", "Run every sweep of a paper (experiments/PAPER/*.toml, in name order), check its claims\n"
+                   "and write OUT/report.md (+ report.html). Exit 0 if every claim passes, 1 otherwise.");
+  auto o = std::make_shared<ReproduceOptions>();
+  cmd->add_option("paper", o->paper, "paper folder under experiments/, e.g. cabannes2023")->required();
+  cmd->add_option("--profile", o->profile, "sweep profile: quick (minutes) or paper (the papers' sizes)")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out_dir, "output folder (default: results/PAPER-PROFILE)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_flag("--resume", o->resume, "keep finished tasks of an earlier run into the same folder");
+  cmd->add_flag("--quiet", o->quiet, "no progress bars (claims and the summary are still printed)");
+  cmd->add_option("--experiments", o->experiments_dir,
+                  "experiments folder (default: ./experiments, else the source tree's)");
+  cmd->callback([&action, o] {
+    action = [o] {
+      const ReproduceOutcome r = reproduce(*o);
+      return r.failed > 0 ? 1 : 0;
+    };
+  });
 }
 
 }  // namespace scalinglab::cli

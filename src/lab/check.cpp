@@ -1,8 +1,329 @@
-// Placeholder until the checks are implemented.
+// Claims of a paper evaluated on the aggregated table (one row per grid point, mean per metric).
+// Every kind first selects rows (where, x range), then judges them; a check that cannot be
+// evaluated (empty selection, unknown name, bad formula) FAILS with a message instead of throwing,
+// so one typo never loses a finished run.
 #include "scalinglab/lab/check.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/stats.hpp"
+#include "scalinglab/lab/aggregate.hpp"
+
 namespace scalinglab {
-nlohmann::json CheckResult::to_json() const { return {{"claim", claim}, {"passed", passed}}; }
-std::string CheckResult::line() const { return (passed ? "PASS  " : "FAIL  ") + claim; }
-std::vector<CheckResult> evaluate_checks(const Sweep&, const Table&) { return {}; }
+
+nlohmann::json CheckResult::to_json() const {
+  return {{"claim", claim}, {"kind", kind}, {"passed", passed}, {"measured", measured}, {"expected", expected}};
+}
+
+std::string CheckResult::line() const {
+  return (passed ? "PASS  " : "FAIL  ") + claim + ": " + measured + " (expected " + expected + ")";
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Numbers in messages: 4 significant digits, "inf" for infinity.
+std::string num(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.4g}", v);
+}
+
+// A where value matches the canonical text, or the same number written differently ("1e3").
+bool same_value(const std::string& text, const std::string& wanted) {
+  if (text == wanted) return true;
+  char* end = nullptr;
+  const double a = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end) return false;
+  const double b = std::strtod(wanted.c_str(), &end);
+  if (end == wanted.c_str() || *end) return false;
+  return a == b;
+}
+
+const Params::Entry& param_of(const Table::Row& row, const std::string& name) {
+  if (!row.params.has(name)) throw InputError("unknown parameter '" + name + "'");
+  return row.params.entry(name);
+}
+
+// A parameter given as a formula (P = "d/8") also matches its formula.
+bool entry_is(const Params::Entry& e, const std::string& wanted) {
+  return same_value(e.text, wanted) || (!e.given.empty() && e.given == wanted);
+}
+
+bool matches(const Table::Row& row, const std::map<std::string, std::string>& where) {
+  for (const auto& [name, value] : where)
+    if (!entry_is(param_of(row, name), value)) return false;
+  return true;
+}
+
+// A selected row with its x (NaN when the check has no x) and y.
+struct Point {
+  const Table::Row* row;
+  double x, y;
+};
+
+struct Context {
+  const Sweep& sweep;
+  const Table& table;
+  const CheckSpec& spec;
+
+  // Rows matching `where` and the x range, with x and y looked up once.
+  std::vector<Point> select() const {
+    const std::size_t m = table.metric_index(spec.y);
+    std::vector<Point> out;
+    for (const auto& row : table.rows) {
+      if (!matches(row, spec.where)) continue;
+      double x = kNaN;
+      if (!spec.x.empty()) {
+        x = param_of(row, spec.x).number;
+        if (std::isnan(x)) throw InputError("parameter '" + spec.x + "' is not numeric");
+        if (x < spec.x_min || x > spec.x_max) continue;
+      }
+      out.push_back({&row, x, row.mean.at(m)});
+    }
+    return out;
+  }
+
+  // "d=64 T=inf": the grid axes of the row (what tells points apart), or x alone without a grid.
+  std::string where_text(const Table::Row& row) const {
+    std::string out;
+    for (const auto& axis : sweep.grid)
+      if (row.params.has(axis.name)) out += (out.empty() ? "" : " ") + axis.name + "=" + row.params.entry(axis.name).text;
+    if (out.empty() && !spec.x.empty()) out = spec.x + "=" + param_of(row, spec.x).text;
+    return out.empty() ? "the only point" : out;
+  }
+
+  std::string empty_message() const {
+    std::string msg = "no rows selected";
+    if (!spec.where.empty()) {
+      msg += " by where {";
+      bool first = true;
+      for (const auto& [k, v] : spec.where) msg += (first ? "" : ", ") + k + "=" + v, first = false;
+      msg += "}";
+    }
+    if (spec.x_min > -1e308 || spec.x_max < 1e308)
+      msg += " with " + spec.x + " in [" + num(spec.x_min) + ", " + num(spec.x_max) + "]";
+    return msg;
+  }
+
+  void require_x() const {
+    if (spec.x.empty()) throw InputError("check kind '" + spec.kind + "' needs x (a parameter)");
+  }
+};
+
+// ---- slope: least squares of log y on log x ----------------------------------------------------
+void check_slope(const Context& c, CheckResult& r) {
+  c.require_x();
+  r.expected = num(c.spec.expect) + " +- " + num(c.spec.tol);
+  std::vector<double> lx, ly;
+  double lo = INFINITY, hi = -INFINITY;
+  std::size_t nonpositive = 0, points = 0;
+  for (const Point& p : c.select()) {
+    ++points;
+    if (!std::isfinite(p.x) || p.x <= 0) continue;  // x = inf (e.g. T = inf) has no place on a log axis
+    if (!(p.y > 0)) {
+      ++nonpositive;
+      continue;
+    }
+    lx.push_back(std::log(p.x));
+    ly.push_back(std::log(p.y));
+    lo = std::min(lo, p.x), hi = std::max(hi, p.x);
+  }
+  const std::string excluded =
+      nonpositive ? fmt::format(" ({} point{} with {} <= 0 excluded)", nonpositive, nonpositive > 1 ? "s" : "", c.spec.y) : "";
+  if (points == 0) {
+    r.measured = c.empty_message();
+    return;
+  }
+  const LineFit fit = fit_line(lx, ly);
+  if (std::isnan(fit.slope)) {
+    r.measured = fmt::format("only {} usable point{} with distinct finite {} > 0{}", lx.size(),
+                             lx.size() == 1 ? "" : "s", c.spec.x, excluded);
+    return;
+  }
+  r.passed = std::abs(fit.slope - c.spec.expect) <= c.spec.tol;
+  r.measured = fmt::format("slope {:.3f} over {} points, {} in [{}, {}], R^2 {:.3f}{}", fit.slope, lx.size(),
+                           c.spec.x, num(lo), num(hi), fit.r2, excluded);
+}
+
+// ---- below / above: y against a formula of the row's parameters ---------------------------------
+void check_bound(const Context& c, CheckResult& r, bool below) {
+  const char* op = below ? "<=" : ">=";
+  r.expected = c.spec.y + " " + op + " " + c.spec.bound;
+  const Expression bound(c.spec.bound);
+  const auto points = c.select();
+  if (points.empty()) {
+    r.measured = c.empty_message();
+    return;
+  }
+  std::size_t violations = 0;
+  const Point* worst = nullptr;
+  double worst_bound = 0, worst_excess = -INFINITY;
+  for (const Point& p : points) {
+    const double b = bound.eval([&](const std::string& name) -> std::optional<double> {
+      if (p.row->params.has(name)) {
+        const double v = p.row->params.entry(name).number;
+        if (!std::isnan(v)) return v;
+      }
+      return std::nullopt;
+    });
+    const bool ok = below ? p.y <= b : p.y >= b;  // NaN on either side fails
+    if (!ok) ++violations;
+    // Relative excess over the bound (positive = violated); largest is the worst row.
+    double excess = below ? p.y - b : b - p.y;
+    if (std::isfinite(b) && b != 0) excess /= std::abs(b);
+    if (std::isnan(excess)) excess = INFINITY;
+    if (!worst || excess > worst_excess) worst = &p, worst_bound = b, worst_excess = excess;
+  }
+  r.passed = violations == 0;
+  const std::string head = r.passed ? fmt::format("all {} points {}", points.size(), below ? "below" : "above")
+                                    : fmt::format("{} of {} points {}", violations, points.size(),
+                                                  below ? "above the bound" : "below the bound");
+  const std::string ratio = worst_bound != 0 && std::isfinite(worst_bound)
+                                ? fmt::format(" = {} x bound", num(worst->y / worst_bound))
+                                : "";
+  r.measured = fmt::format("{}; {} at {}: {} {}{} (bound {})", head, r.passed ? "closest" : "worst",
+                           c.where_text(*worst->row), c.spec.y,
+                           num(worst->y), ratio, num(worst_bound));
+}
+
+// ---- ordered: the series are stacked in the given order at every x ------------------------------
+void check_ordered(const Context& c, CheckResult& r) {
+  c.require_x();
+  const auto& order = c.spec.order;
+  if (c.spec.series.empty() || order.size() < 2)
+    throw InputError("check kind 'ordered' needs series and an order of at least two values");
+  std::string list;
+  for (const auto& v : order) list += (list.empty() ? "" : c.spec.decreasing ? " >= " : " <= ") + c.spec.series + "=" + v;
+  r.expected = c.spec.y + " at " + list;
+
+  // Groups: rows equal in every grid axis except the series (x included), in table order.
+  std::vector<std::pair<std::string, std::vector<const Point*>>> groups;
+  const auto points = c.select();
+  for (const Point& p : points) {
+    std::string key = c.spec.x + "=" + param_of(*p.row, c.spec.x).text;
+    for (const auto& axis : c.sweep.grid)
+      if (axis.name != c.spec.series && axis.name != c.spec.x && p.row->params.has(axis.name))
+        key += " " + axis.name + "=" + p.row->params.entry(axis.name).text;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) groups.push_back({key, {}}), it = groups.end() - 1;
+    it->second.push_back(&p);
+  }
+  if (points.empty()) {
+    r.measured = c.empty_message();
+    return;
+  }
+
+  std::size_t checked = 0, skipped = 0, violated = 0;
+  double worst_excess = -INFINITY;
+  std::string worst_text;
+  for (const auto& [key, members] : groups) {
+    std::vector<double> ys;
+    for (const auto& value : order) {
+      auto hit = std::find_if(members.begin(), members.end(),
+                              [&](const Point* p) { return entry_is(param_of(*p->row, c.spec.series), value); });
+      if (hit == members.end()) break;
+      ys.push_back((*hit)->y);
+    }
+    if (ys.size() < order.size()) {
+      ++skipped;
+      continue;
+    }
+    ++checked;
+    bool bad = false;
+    for (std::size_t k = 0; k + 1 < ys.size(); ++k) {
+      const double a = ys[k], b = ys[k + 1];
+      const bool ok = c.spec.decreasing ? a >= b : a <= b;
+      if (ok) continue;
+      bad = true;
+      double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
+      if (std::isnan(excess)) excess = INFINITY;
+      if (excess > worst_excess) {
+        worst_excess = excess;
+        worst_text = fmt::format("at {}: {} {} (={}) {} {} (={})", key, c.spec.y, num(a), order[k],
+                                 c.spec.decreasing ? "<" : ">", num(b), order[k + 1]);
+      }
+    }
+    violated += bad;
+  }
+  const std::string skip_text = skipped ? fmt::format(", {} skipped (a series missing)", skipped) : "";
+  if (checked == 0) {
+    r.measured = fmt::format("no {} value where every series of {} is present", c.spec.x, c.spec.series);
+    return;
+  }
+  r.passed = violated == 0;
+  r.measured = r.passed ? fmt::format("in order at all {} {} values{}", checked, c.spec.x, skip_text)
+                        : fmt::format("out of order at {} of {} {} values{}; worst {}", violated, checked, c.spec.x,
+                                      skip_text, worst_text);
+}
+
+// ---- reaches: where y first crosses a threshold as x grows --------------------------------------
+void check_reaches(const Context& c, CheckResult& r) {
+  c.require_x();
+  const auto& s = c.spec;
+  const std::string cmp = s.rising ? " >= " : " <= ";
+  r.expected = s.y + cmp + num(s.threshold) + " first at ";
+  if (s.after && s.before) r.expected += num(*s.after) + " <= " + s.x + " <= " + num(*s.before);
+  else if (s.before) r.expected += s.x + " <= " + num(*s.before);
+  else if (s.after) r.expected += s.x + " >= " + num(*s.after);
+  else r.expected += "some " + s.x;
+
+  auto points = c.select();
+  if (points.empty()) {
+    r.measured = c.empty_message();
+    return;
+  }
+  std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  const auto hit = std::find_if(points.begin(), points.end(),
+                                [&](const Point& p) { return s.rising ? p.y >= s.threshold : p.y <= s.threshold; });
+  if (hit == points.end()) {
+    // Best value seen, to tell how far from the threshold the curve stays.
+    const auto best = std::min_element(points.begin(), points.end(), [&](const Point& a, const Point& b) {
+      return s.rising ? a.y > b.y : a.y < b.y;
+    });
+    r.passed = !s.before;  // not reached in the range: that is "after" it
+    r.measured = fmt::format("never reached for {} up to {}; closest {} {} at {}{}", s.x, num(points.back().x), s.y,
+                             num(best->y), c.where_text(*best->row),
+                             r.passed ? " (so reached after the range)" : "");
+    return;
+  }
+  r.passed = (!s.before || hit->x <= *s.before) && (!s.after || hit->x >= *s.after);
+  r.measured = fmt::format("first reached at {}={} ({} {})", s.x, num(hit->x), s.y, num(hit->y));
+}
+
+CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec& spec) {
+  CheckResult r;
+  r.claim = spec.claim;
+  r.kind = spec.kind;
+  const Context c{sweep, table, spec};
+  try {
+    if (spec.kind == "slope") check_slope(c, r);
+    else if (spec.kind == "below") check_bound(c, r, true);
+    else if (spec.kind == "above") check_bound(c, r, false);
+    else if (spec.kind == "ordered") check_ordered(c, r);
+    else if (spec.kind == "reaches") check_reaches(c, r);
+    else throw InputError("unknown check kind '" + spec.kind + "'");
+  } catch (const std::exception& e) {
+    r.passed = false;
+    r.measured = std::string("cannot evaluate: ") + e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<CheckResult> evaluate_checks(const Sweep& sweep, const Table& table) {
+  std::vector<CheckResult> out;
+  out.reserve(sweep.checks.size());
+  for (const auto& spec : sweep.checks) out.push_back(evaluate_one(sweep, table, spec));
+  return out;
+}
+
 }  // namespace scalinglab

@@ -1,8 +1,398 @@
-// Placeholder until plots are implemented.
+// Plots with gnuplot. NAME.dat holds one block per series (x, mean, band low, band high) and one per
+// reference curve (x, y), separated by two blank lines so that gnuplot's `index` picks them;
+// NAME.gp is a self-contained script (rerun it with `gnuplot NAME.gp` inside the directory) that
+// writes NAME.svg and NAME.png. Drawing never throws: a failed plot warns and returns false.
 #include "scalinglab/lab/plot.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <unistd.h>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+#include "scalinglab/lab/aggregate.hpp"
+
+namespace fs = std::filesystem;
+
 namespace scalinglab {
-bool draw_plot(const PlotSpec&, const Table&, const std::string&, const std::string&, const std::string&) {
-  return false;
+
+namespace {
+
+struct PlotPoint {
+  double x, y, lo, hi;
+};
+
+struct Curve {
+  std::string label;              // legend (raw text; escaped when written)
+  std::vector<PlotPoint> points;  // sorted by x
+  std::vector<std::string> notes; // why some rows are missing (written as .dat comments)
+  bool reference = false;
+};
+
+// Colour-blind friendly palette (Okabe-Ito without yellow), then tableau colours.
+const char* const kColors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+                               "#56B4E9", "#000000", "#8c564b", "#7f7f7f", "#bcbd22"};
+const char* const kReferenceColors[] = {"#222222", "#777777"};
+
+std::string find_on_path(const std::string& exe) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + exe;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
 }
+
+void warn(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
+
+// A gnuplot single-quoted string (only ' is special: doubled).
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// Text for enhanced mode: the markup characters made literal.
+std::string enhanced(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("^_@&~{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A formula for enhanced mode: powers become superscripts ("d^(1-alpha)" -> "d^{1-alpha}").
+std::string enhanced_formula(const std::string& f) {
+  std::string out;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '^') {
+      out += enhanced(std::string(1, f[i]));
+      continue;
+    }
+    std::size_t j = i + 1;
+    std::string exponent;
+    if (j < f.size() && f[j] == '(') {  // a balanced group, outer parentheses dropped
+      int depth = 0;
+      std::size_t k = j;
+      for (; k < f.size(); ++k) {
+        depth += f[k] == '(' ? 1 : f[k] == ')' ? -1 : 0;
+        if (depth == 0) break;
+      }
+      exponent = f.substr(j + 1, k - j - 1);
+      i = std::min(k, f.size() - 1);
+    } else {  // a signed number or name
+      std::size_t k = j;
+      if (k < f.size() && (f[k] == '-' || f[k] == '+')) ++k;
+      while (k < f.size() && (std::isalnum(static_cast<unsigned char>(f[k])) || f[k] == '.')) ++k;
+      exponent = f.substr(j, k - j);
+      i = k - 1;
+    }
+    out += "^{" + enhanced(exponent) + "}";
+  }
+  return out;
+}
+
+// How a series value is shown: the formula when the parameter was given as one (P = d/8 varies
+// with x but is one curve), integers without exponent ("100000", not "1e+05").
+std::string series_value(const Params::Entry& e) {
+  if (!e.given.empty()) return e.given;
+  if (std::isfinite(e.number) && e.number == std::floor(e.number) && std::abs(e.number) < 1e9)
+    return fmt::format("{:.0f}", e.number);
+  return e.text;
+}
+
+// A long title is wrapped (it is centred over the plot area, narrowed by the key): after its
+// "Fig. 1 (left):" prefix when the rest fits on a line, else at the last space that fits.
+std::string title_string(const std::string& t) {
+  constexpr std::size_t kWidth = 60;
+  std::vector<std::string> lines;
+  std::string rest = t;
+  while (rest.size() > kWidth) {
+    std::size_t cut = rest.find(": ");
+    if (cut == std::string::npos || cut >= kWidth || rest.size() - cut - 2 > kWidth) cut = rest.rfind(' ', kWidth);
+    else ++cut;  // keep the colon on the first line
+    if (cut == std::string::npos || cut == 0) cut = rest.find(' ', kWidth);
+    if (cut == std::string::npos) break;
+    lines.push_back(rest.substr(0, cut));
+    rest.erase(0, std::min(rest.size(), rest.find_first_not_of(' ', cut)));
+  }
+  lines.push_back(rest);
+  std::string out;
+  for (const auto& line : lines) out += (out.empty() ? "" : ".\"\\n\".") + quoted(line);
+  return out;
+}
+
+bool matches(const Params& p, const std::map<std::string, std::string>& where) {
+  for (const auto& [name, value] : where) {
+    if (!p.has(name)) throw InputError("plot: unknown parameter '" + name + "' in where");
+    const std::string& text = p.entry(name).text;
+    if (text == value || p.entry(name).given == value) continue;  // a formula matches itself
+    char* end = nullptr;
+    const double a = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end) return false;
+    const double b = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() || *end || a != b) return false;
+  }
+  return true;
+}
+
+// One curve per value of the series parameter (table order) of the rows matching plot.where.
+std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
+  const std::size_t m = table.metric_index(plot.y);
+  std::vector<Curve> curves;
+  for (const auto& row : table.rows) {
+    if (!matches(row.params, plot.where)) continue;
+    if (!row.params.has(plot.x)) throw InputError("plot: unknown parameter x = '" + plot.x + "'");
+    std::string label = plot.series.empty() ? plot.y : plot.series + " = " + series_value(row.params.entry(plot.series));
+    auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.label == label; });
+    if (it == curves.end()) curves.push_back({label, {}, {}, false}), it = curves.end() - 1;
+
+    const double x = row.params.entry(plot.x).number, y = row.mean.at(m);
+    const std::string at = plot.x + "=" + row.params.entry(plot.x).text;
+    if (!std::isfinite(x) || (plot.logx && x <= 0)) {
+      it->notes.push_back("skipped " + at + ": x cannot be placed on the axis");
+      continue;
+    }
+    if (!std::isfinite(y) || (plot.logy && y <= 0)) {
+      it->notes.push_back(fmt::format("skipped {}: {} = {} cannot be placed on the axis", at, plot.y, y));
+      continue;
+    }
+    double spread = 0;
+    if (plot.band == "std" && m < row.std.size()) spread = row.std[m];
+    if (plot.band == "sem" && m < row.sem.size()) spread = row.sem[m];
+    if (!std::isfinite(spread)) spread = 0;
+    it->points.push_back({x, y, y - spread, y + spread});
+  }
+  for (auto& c : curves)
+    std::stable_sort(c.points.begin(), c.points.end(), [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
+  return curves;
+}
+
+// Dense x values between lo and hi (log-spaced on a log axis).
+std::vector<double> dense(double lo, double hi, bool log, int n = 200) {
+  std::vector<double> xs;
+  for (int i = 0; i < n; ++i) {
+    const double t = n > 1 ? static_cast<double>(i) / (n - 1) : 0;
+    xs.push_back(log ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo));
+  }
+  return xs;
+}
+
+// A reference formula evaluated along x, other parameters from the first row matching its where.
+std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& plot, const Table& table, double lo,
+                                     double hi) {
+  const Table::Row* base = nullptr;
+  for (const auto& row : table.rows)
+    if (matches(row.params, plot.where) && matches(row.params, ref.where)) {
+      base = &row;
+      break;
+    }
+  if (!base) {
+    warn("plot: no row matches the where of reference '" + ref.expr + "'; curve skipped");
+    return std::nullopt;
+  }
+  const Expression expr(ref.expr);
+  // A label written by the user is enhanced text as is; a bare formula gets superscripts.
+  const bool own_label = !ref.label.empty() && ref.label != ref.expr;
+  Curve c{own_label ? ref.label : enhanced_formula(ref.expr), {}, {}, true};
+  c.notes.push_back("reference " + ref.expr + ", parameters from " + base->params.canonical());
+  for (double x : dense(lo, hi, plot.logx)) {
+    const double y = expr.eval([&](const std::string& name) -> std::optional<double> {
+      if (name == plot.x) return x;
+      if (base->params.has(name) && !std::isnan(base->params.entry(name).number)) return base->params.entry(name).number;
+      return std::nullopt;
+    });
+    if (std::isfinite(y) && (!plot.logy || y > 0)) c.points.push_back({x, y, y, y});
+  }
+  return c;
+}
+
+// On a log axis a band reaching zero or below would be dropped: clip it at a small positive value.
+void clip_bands(std::vector<Curve>& curves, bool logy) {
+  if (!logy) return;
+  double min_mean = INFINITY;
+  for (const auto& c : curves)
+    for (const auto& p : c.points) min_mean = std::min(min_mean, p.y);
+  for (auto& c : curves)
+    for (auto& p : c.points) p.lo = std::max(p.lo, min_mean / 10);
+}
+
+void write_dat(const std::string& path, const PlotSpec& plot, const std::vector<Curve>& curves) {
+  std::ofstream out(path);
+  out << "# scalinglab plot data: " << plot.y << " vs " << plot.x << "\n"
+      << "# series blocks: x mean low high (band: " << plot.band << "); reference blocks: x y\n";
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    if (i) out << "\n\n";
+    out << "# index " << i << ": " << curves[i].label << "\n";
+    for (const auto& note : curves[i].notes) out << "# " << note << "\n";
+    for (const auto& p : curves[i].points) {
+      out << fmt::format("{:.10g} {:.10g}", p.x, p.y);
+      if (!curves[i].reference) out << fmt::format(" {:.10g} {:.10g}", p.lo, p.hi);
+      out << "\n";
+    }
+  }
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// Axis range of the data (references are clipped to it), padded a little.
+std::pair<double, double> padded_range(double lo, double hi, bool log) {
+  if (log) {
+    const double span = std::max(std::log10(hi / lo), 0.3);
+    return {lo / std::pow(10, 0.04 * span), hi * std::pow(10, 0.04 * span)};
+  }
+  const double span = hi > lo ? hi - lo : std::max(std::abs(hi), 1.0);
+  return {lo - 0.04 * span, hi + 0.04 * span};
+}
+
+void axis_lines(std::ostream& gp, char axis, bool log, std::pair<double, double> range) {
+  if (log) {
+    gp << "set logscale " << axis << " 10\nset m" << axis << "tics 10\n";
+    if (range.second / range.first >= 100) gp << "set format " << axis << " '10^{%L}'\n";
+  }
+  gp << fmt::format("set {}range [{:.10g}:{:.10g}]\n", axis, range.first, range.second);
+}
+
+void write_gp(const std::string& path, const std::string& name, const PlotSpec& plot, const std::string& title,
+              const std::vector<Curve>& curves) {
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  for (const auto& c : curves)
+    for (const auto& p : c.points) {
+      xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x);
+      if (c.reference) continue;
+      // On log y a band may dive by decades; let it leave the frame rather than squash the means.
+      const double band_lo = plot.logy ? std::max(p.lo, p.y / 3) : p.lo;
+      const double band_hi = plot.logy ? std::min(p.hi, p.y * 3) : p.hi;
+      ylo = std::min({ylo, p.y, band_lo}), yhi = std::max({yhi, p.y, band_hi});
+    }
+  const std::string terminal = "size 720,480 enhanced font 'Helvetica,12' background rgb 'white'";
+  std::ofstream gp(path);
+  gp << "# scalinglab plot: " << (title.empty() ? plot.y + " vs " + plot.x : title) << "\n"
+     << "# regenerate with: gnuplot " << name << ".gp (in this directory)\n"
+     << "set encoding utf8\n"
+     << "set terminal svg " << terminal << "\n"
+     << "set output " << quoted(name + ".svg") << "\n";
+  // Text written for the plot ([plot] title, xlabel, ylabel) may use enhanced markup; names are escaped.
+  if (!title.empty()) gp << "set title " << title_string(plot.title.empty() ? enhanced(title) : title) << "\n";
+  gp << "set xlabel " << quoted(plot.xlabel.empty() ? enhanced(plot.x) : plot.xlabel) << "\n"
+     << "set ylabel " << quoted(plot.ylabel.empty() ? enhanced(plot.y) : plot.ylabel) << "\n"
+     << "set border 3 lc rgb '#404040' lw 1\n"
+     << "set tics nomirror out scale 0.6\n"
+     << "set grid xtics ytics mxtics mytics lt 1 lc rgb '#e4e4e4' lw 1, lt 1 lc rgb '#f3f3f3' lw 0.6\n"
+     << "set key outside right top Left reverse samplen 2.5 spacing 1.2\n"
+     << "set style fill transparent solid 0.18 noborder\n";
+  axis_lines(gp, 'x', plot.logx, padded_range(xlo, xhi, plot.logx));
+  axis_lines(gp, 'y', plot.logy, padded_range(ylo, yhi, plot.logy));
+
+  const std::string dat = quoted(name + ".dat");
+  std::vector<std::string> items;
+  std::size_t data_index = 0, ref_index = 0;
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const Curve& c = curves[i];
+    if (c.points.empty()) continue;
+    const std::string block = fmt::format("{} index {}", dat, i);
+    if (c.reference) {
+      const char* color = kReferenceColors[ref_index % 2];
+      items.push_back(fmt::format("{} using 1:2 with lines dt {} lw 1.5 lc rgb '{}' title {}", block,
+                                  2 + ref_index % 3, color, quoted(c.label)));
+      ++ref_index;
+      continue;
+    }
+    const char* color = kColors[data_index++ % std::size(kColors)];
+    if (plot.band != "none")
+      items.push_back(fmt::format("{} using 1:3:4 with filledcurves lc rgb '{}' notitle", block, color));
+    items.push_back(fmt::format("{} using 1:2 with linespoints lw 1.8 pt 7 ps 0.55 lc rgb '{}' title {}", block,
+                                color, quoted(enhanced(c.label))));
+  }
+  gp << "plot ";
+  for (std::size_t i = 0; i < items.size(); ++i) gp << (i ? ", \\\n     " : "") << items[i];
+  gp << "\n\nset terminal pngcairo " << terminal << "\n"
+     << "set output " << quoted(name + ".png") << "\n"
+     << "replot\nunset output\n";
+  if (!gp) throw std::runtime_error("cannot write " + path);
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs the script inside out_dir; returns gnuplot's output when it fails, nullopt on success.
+std::optional<std::string> run_gnuplot(const std::string& gnuplot, const std::string& out_dir, const std::string& name) {
+  const std::string cmd = "cd " + shell_quoted(out_dir) + " && " + shell_quoted(gnuplot) + " " +
+                          shell_quoted(name + ".gp") + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return std::string("cannot start gnuplot");
+  std::string output;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe)) output += buf;
+  const int status = ::pclose(pipe);
+  auto nonempty = [&](const std::string& ext) {
+    std::error_code ec;
+    const auto size = fs::file_size(fs::path(out_dir) / (name + ext), ec);
+    return !ec && size > 0;
+  };
+  const bool made = nonempty(".svg") && nonempty(".png");
+  if (status != 0 || !made) return output.empty() ? "exit status " + std::to_string(status) : output;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
+
+bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_dir, const std::string& name,
+               const std::string& title) {
+  try {
+    std::vector<Curve> curves = data_curves(plot, table);
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& c : curves)
+      for (const auto& p : c.points) lo = std::min(lo, p.x), hi = std::max(hi, p.x);
+    if (!(lo <= hi)) {
+      warn("plot " + name + ": no rows to draw (check [plot] where, x and log axes)");
+      return false;
+    }
+    clip_bands(curves, plot.logy);
+    for (const auto& ref : plot.references) {
+      try {
+        if (auto c = reference_curve(ref, plot, table, lo, hi)) curves.push_back(std::move(*c));
+      } catch (const std::exception& e) {
+        warn("plot " + name + ": reference '" + ref.expr + "' skipped: " + e.what());
+      }
+    }
+    fs::create_directories(out_dir);
+    const fs::path base = fs::path(out_dir) / name;
+    write_dat(base.string() + ".dat", plot, curves);
+    write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves);
+
+    const std::string gnuplot = find_on_path("gnuplot");
+    if (gnuplot.empty()) {
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true)) warn("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
+      return false;
+    }
+    if (auto failure = run_gnuplot(gnuplot, out_dir, name)) {
+      warn("gnuplot failed on " + base.string() + ".gp: " + *failure);
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    warn("plot " + name + " not drawn: " + e.what());
+    return false;
+  }
+}
+
 }  // namespace scalinglab

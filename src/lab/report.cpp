@@ -1,7 +1,262 @@
-// Placeholder until reproduce is implemented.
+// `reproduce`: every sweep of experiments/PAPER/ in name order, then OUT/report.md (and report.html
+// with the SVG figures inline) listing each claim as PASS/FAIL with measured vs expected values.
+// All sweep files are loaded before anything runs, so a typo in the last file costs no time.
 #include "scalinglab/lab/report.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/runner.hpp"
+
+namespace fs = std::filesystem;
+
 namespace scalinglab {
-std::string find_experiments_dir(const std::string& hint) { return hint; }
-ReproduceOutcome reproduce(const ReproduceOptions&) { return {}; }
+
+namespace {
+
+// What one sweep contributed to the report.
+struct SweepReport {
+  Sweep sweep;
+  RunOutcome outcome;
+  double seconds = 0;
+  std::string error;  // a failed computation (the other sweeps still run)
+};
+
+std::vector<std::string> subdirectories(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory()) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> sweep_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".toml") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string now_text() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+  return buf;
+}
+
+std::string duration_text(double s) {
+  if (s < 60) return fmt::format("{:.1f} s", s);
+  return fmt::format("{}m{:02d}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+}
+
+std::string timing_text(const SweepReport& r) {
+  const auto& o = r.outcome;
+  std::string t = fmt::format("{} tasks", o.tasks_total);
+  if (o.tasks_skipped) t += fmt::format(" ({} resumed)", o.tasks_skipped);
+  return t + " in " + duration_text(r.seconds);
+}
+
+// A markdown table cell: pipes escaped, no line breaks.
+std::string cell(std::string s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string base64(const std::string& in) {
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned value = 0;
+  int bits = -6;
+  for (unsigned char c : in) {
+    value = (value << 8) + c;
+    for (bits += 8; bits >= 0; bits -= 6) out += table[(value >> bits) & 0x3F];
+  }
+  if (bits > -6) out += table[((value << 8) >> (bits + 8)) & 0x3F];
+  while (out.size() % 4) out += '=';
+  return out;
+}
+
+struct Totals {
+  int passed = 0, failed = 0;
+};
+
+Totals count(const std::vector<SweepReport>& reports) {
+  Totals t;
+  for (const auto& r : reports) {
+    if (!r.error.empty()) ++t.failed;
+    for (const auto& c : r.outcome.checks) ++(c.passed ? t.passed : t.failed);
+  }
+  return t;
+}
+
+std::string summary_line(const Totals& t) { return fmt::format("{} passed, {} failed", t.passed, t.failed); }
+
+void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
+                    const fs::path& out_dir) {
+  std::ofstream md(path);
+  md << "# Reproducing `" << o.paper << "`\n\n"
+     << "Profile `" << o.profile << "`, " << now_text() << ", " << reports.size()
+     << (reports.size() == 1 ? " sweep. " : " sweeps. ")
+     << "**" << summary_line(count(reports)) << ".**\n\n";
+  for (const auto& r : reports) {
+    const std::string stem = r.sweep.name;
+    md << "## " << stem << (r.sweep.title.empty() ? "" : ": " + r.sweep.title) << "\n\n"
+       << "`" << r.sweep.measure << "`, " << timing_text(r) << ". Data: [" << stem << "/summary.csv](" << stem
+       << "/summary.csv), sweep file: [" << stem << "/sweep.toml](" << stem << "/sweep.toml).\n\n";
+    if (!r.error.empty()) md << "**ERROR**: " << r.error << "\n\n";
+    if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png")) md << "![" << stem << "](" << stem << "/plot.png)\n\n";
+    if (r.outcome.checks.empty()) continue;
+    md << "| | claim | measured | expected |\n|---|---|---|---|\n";
+    for (const auto& c : r.outcome.checks)
+      md << "| " << (c.passed ? "PASS" : "**FAIL**") << " | " << cell(c.claim) << " | " << cell(c.measured) << " | "
+         << "`" << cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
+    md << "\n";
+  }
+  md << summary_line(count(reports)) << "\n";
+  if (!md) throw InputError("cannot write " + path.string());
+}
+
+// The same report as one self-contained HTML page. The SVG figures are embedded as data URIs, not
+// pasted as <svg> elements, because gnuplot reuses element ids (clip paths) across files.
+void write_html(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
+                const fs::path& out_dir) {
+  std::ofstream h(path);
+  h << "<!doctype html>\n<meta charset=\"utf-8\">\n<title>" << html_escape(o.paper) << " (" << o.profile
+    << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:960px;margin:2em auto;color:#222}"
+       "table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
+       "text-align:left;vertical-align:top}.pass{color:#1a7f37;font-weight:bold}.fail{color:#c62828;"
+       "font-weight:bold}.meta{color:#666}</style>\n"
+    << "<h1>Reproducing " << html_escape(o.paper) << "</h1>\n<p class=\"meta\">Profile " << html_escape(o.profile)
+    << ", " << now_text() << ". <b>" << summary_line(count(reports)) << "</b></p>\n";
+  for (const auto& r : reports) {
+    const std::string stem = r.sweep.name;
+    h << "<h2>" << html_escape(stem + (r.sweep.title.empty() ? "" : ": " + r.sweep.title)) << "</h2>\n"
+      << "<p class=\"meta\">" << html_escape(r.sweep.measure) << ", " << timing_text(r) << ". <a href=\""
+      << html_escape(stem) << "/summary.csv\">summary.csv</a></p>\n";
+    if (!r.error.empty()) h << "<p class=\"fail\">ERROR: " << html_escape(r.error) << "</p>\n";
+    const fs::path svg = out_dir / stem / "plot.svg";
+    if (r.outcome.plotted && fs::exists(svg))
+      h << "<p><img alt=\"" << html_escape(stem) << "\" src=\"data:image/svg+xml;base64," << base64(read_text(svg))
+        << "\"></p>\n";
+    if (r.outcome.checks.empty()) continue;
+    h << "<table><tr><th></th><th>claim</th><th>measured</th><th>expected</th></tr>\n";
+    for (const auto& c : r.outcome.checks)
+      h << "<tr><td class=\"" << (c.passed ? "pass\">PASS" : "fail\">FAIL") << "</td><td>" << html_escape(c.claim)
+        << "</td><td>" << html_escape(c.measured) << "</td><td>" << html_escape(c.expected) << "</td></tr>\n";
+    h << "</table>\n";
+  }
+  if (!h) throw InputError("cannot write " + path.string());
+}
+
+}  // namespace
+
+std::string find_experiments_dir(const std::string& hint) {
+  if (!hint.empty()) return hint;
+  if (fs::is_directory("experiments")) return "experiments";
+#ifdef SCALINGLAB_SOURCE_DIR
+  if (fs::is_directory(SCALINGLAB_SOURCE_DIR "/experiments")) return SCALINGLAB_SOURCE_DIR "/experiments";
+#endif
+  return "experiments";
+}
+
+ReproduceOutcome reproduce(const ReproduceOptions& options) {
+  const fs::path experiments = find_experiments_dir(options.experiments_dir);
+  if (!fs::is_directory(experiments))
+    throw InputError("experiments folder not found: " + experiments.string() + " (give it with --experiments DIR)");
+  const fs::path paper_dir = experiments / options.paper;
+  if (options.paper.empty() || !fs::is_directory(paper_dir)) {
+    std::string known;
+    for (const auto& p : subdirectories(experiments)) known += (known.empty() ? "" : ", ") + p;
+    throw InputError("unknown paper '" + options.paper + "' (available in " + experiments.string() + ": " +
+                     (known.empty() ? "none" : known) + ")");
+  }
+  const auto files = sweep_files(paper_dir);
+  if (files.empty()) throw InputError("no *.toml sweep files in " + paper_dir.string());
+
+  std::vector<SweepReport> reports;
+  for (const auto& f : files) reports.push_back({load_sweep(f.string(), options.profile), {}, 0, ""});
+
+  const fs::path out_dir = options.out_dir.empty() ? "results/" + options.paper + "-" + options.profile
+                                                   : options.out_dir;
+  // Refuse before running anything rather than after the first sweeps (the runner would too).
+  if (!options.resume)
+    for (const auto& r : reports) {
+      std::error_code ec;
+      if (fs::file_size(out_dir / r.sweep.name / "results.jsonl", ec) > 0 && !ec)
+        throw InputError((out_dir / r.sweep.name).string() +
+                         " already holds results: pass --resume to continue that reproduce, or choose another --out");
+    }
+  fs::create_directories(out_dir);
+  std::printf("reproducing %s (profile %s): %zu sweep%s into %s\n", options.paper.c_str(), options.profile.c_str(),
+              reports.size(), reports.size() == 1 ? "" : "s", out_dir.c_str());
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    auto& r = reports[i];
+    std::printf("\n[%zu/%zu] %s: %s\n", i + 1, reports.size(), r.sweep.name.c_str(),
+                r.sweep.title.empty() ? r.sweep.measure.c_str() : r.sweep.title.c_str());
+    std::fflush(stdout);
+    RunOptions run;
+    run.out_dir = (out_dir / r.sweep.name).string();
+    run.threads = options.threads;
+    run.resume = options.resume;
+    run.quiet = options.quiet;
+    run.origin = SweepOrigin{options.profile, {}};
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      r.outcome = run_sweep(r.sweep, run);
+    } catch (const InputError&) {
+      throw;  // bad input (e.g. existing results without --resume): stop, exit 2
+    } catch (const std::exception& e) {
+      r.error = e.what();  // a failed computation: report it, go on with the other sweeps
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!r.error.empty()) std::printf("ERROR %s\n", r.error.c_str());
+    for (const auto& c : r.outcome.checks) std::printf("%s\n", c.line().c_str());
+    std::printf("(%s)\n", timing_text(r).c_str());
+    std::fflush(stdout);
+  }
+
+  ReproduceOutcome result;
+  result.report_path = (out_dir / "report.md").string();
+  write_markdown(result.report_path, options, reports, out_dir);
+  write_html(out_dir / "report.html", options, reports, out_dir);
+  const Totals t = count(reports);
+  result.passed = t.passed;
+  result.failed = t.failed;
+  std::printf("\nreport: %s\n%s\n", result.report_path.c_str(), summary_line(t).c_str());
+  return result;
+}
+
 }  // namespace scalinglab

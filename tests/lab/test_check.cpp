@@ -1,1 +1,247 @@
-// (to be written)
+// Checks on hand-built tables with known answers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "hand_table.hpp"
+#include "scalinglab/lab/check.hpp"
+
+namespace scalinglab {
+namespace {
+
+using testing::HandTable;
+
+const std::vector<int> kD = {16, 32, 64, 128, 256, 512};
+
+// error = c(T) d^-1.5 with c(inf) = 3, c(1000) = 5, c(100) = 8: the T series are stacked.
+HandTable power_law_table() {
+  HandTable t;
+  for (const char* T : {"100", "1000", "inf"}) {
+    const double c = std::string(T) == "inf" ? 3 : std::string(T) == "1000" ? 5 : 8;
+    for (int d : kD) t.add({{"d", std::to_string(d)}, {"T", T}}, c * std::pow(d, -1.5));
+  }
+  return t;
+}
+
+Sweep sweep_with(CheckSpec check) {
+  Sweep s;
+  s.name = "test";
+  s.grid = {{"d", {}}, {"T", {}}};
+  check.claim = "claim";
+  s.checks.push_back(std::move(check));
+  return s;
+}
+
+CheckResult run(const Table& table, CheckSpec check) {
+  const auto results = evaluate_checks(sweep_with(std::move(check)), table);
+  EXPECT_EQ(results.size(), 1u);
+  return results.at(0);
+}
+
+CheckSpec slope(double expect, double tol) {
+  CheckSpec c;
+  c.kind = "slope";
+  c.x = "d";
+  c.y = "error";
+  c.where = {{"T", "inf"}};
+  c.expect = expect;
+  c.tol = tol;
+  return c;
+}
+
+TEST(Check, SlopeOfExactPowerLawPasses) {
+  const auto r = run(power_law_table().table, slope(-1.5, 1e-9));
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("slope -1.500 over 6 points, d in [16, 512]"), std::string::npos) << r.measured;
+  EXPECT_EQ(r.expected, "-1.5 +- 1e-09");
+  EXPECT_EQ(r.line().rfind("PASS  claim: slope -1.500", 0), 0u) << r.line();
+}
+
+TEST(Check, SlopeOutsideToleranceFails) {
+  const auto r = run(power_law_table().table, slope(-1.0, 0.15));
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.line().rfind("FAIL  claim: ", 0), 0u) << r.line();
+  EXPECT_NE(r.line().find("(expected -1 +- 0.15)"), std::string::npos) << r.line();
+}
+
+TEST(Check, SlopeExcludesNonPositiveValuesAndSaysSo) {
+  HandTable t = power_law_table();
+  t.add({{"d", "1024"}, {"T", "inf"}}, 0.0);
+  const auto r = run(t.table, slope(-1.5, 1e-9));
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("1 point with error <= 0 excluded"), std::string::npos) << r.measured;
+}
+
+TEST(Check, SlopeHonoursXRange) {
+  CheckSpec c = slope(-1.5, 1e-9);
+  c.x_min = 32;
+  c.x_max = 256;
+  const auto r = run(power_law_table().table, c);
+  EXPECT_TRUE(r.passed);
+  EXPECT_NE(r.measured.find("over 4 points, d in [32, 256]"), std::string::npos) << r.measured;
+}
+
+TEST(Check, SlopeWithOnePointFails) {
+  CheckSpec c = slope(-1.5, 1);
+  c.x_min = c.x_max = 64;
+  const auto r = run(power_law_table().table, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.measured.find("only 1 usable point"), std::string::npos) << r.measured;
+}
+
+TEST(Check, WhereAcceptsNumbersWrittenDifferently) {
+  CheckSpec c = slope(-1.5, 1e-9);
+  c.where = {{"T", "1e3"}};
+  EXPECT_TRUE(run(power_law_table().table, c).passed);
+}
+
+TEST(Check, EmptySelectionFails) {
+  CheckSpec c = slope(-1.5, 1);
+  c.where = {{"T", "7"}};
+  const auto r = run(power_law_table().table, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.measured.find("no rows selected by where {T=7}"), std::string::npos) << r.measured;
+}
+
+CheckSpec bound(const std::string& kind, const std::string& formula) {
+  CheckSpec c;
+  c.kind = kind;
+  c.x = "d";
+  c.y = "error";
+  c.bound = formula;
+  return c;
+}
+
+TEST(Check, BelowAndAboveBounds) {
+  const Table t = power_law_table().table;  // all rows: 3 d^-1.5 <= error <= 8 d^-1.5
+  EXPECT_TRUE(run(t, bound("below", "8*d^-1.5")).passed);
+  EXPECT_TRUE(run(t, bound("above", "3*d^-1.5")).passed);
+  const auto below = run(t, bound("below", "4*d^-1.5"));
+  EXPECT_FALSE(below.passed);
+  EXPECT_NE(below.measured.find("12 of 18 points above the bound"), std::string::npos) << below.measured;
+  EXPECT_NE(below.measured.find("worst at d=16 T=100"), std::string::npos) << below.measured;  // ratio 2, first
+  EXPECT_NE(below.measured.find("= 2 x bound"), std::string::npos) << below.measured;
+  EXPECT_EQ(below.expected, "error <= 4*d^-1.5");
+  EXPECT_FALSE(run(t, bound("above", "4*d^-1.5")).passed);
+}
+
+TEST(Check, BoundReadsTheRowsParameters) {
+  HandTable t;
+  for (int d : kD) t.add({{"d", std::to_string(d)}, {"T", "100"}}, 1.0 / d + 1.0 / 100);
+  EXPECT_TRUE(run(t.table, bound("below", "1/d + 1/T + 1e-12")).passed);
+  EXPECT_FALSE(run(t.table, bound("below", "1/d + 1/T - 1e-6")).passed);
+}
+
+CheckSpec ordered(std::vector<std::string> order, bool decreasing = false) {
+  CheckSpec c;
+  c.kind = "ordered";
+  c.x = "d";
+  c.y = "error";
+  c.series = "T";
+  c.order = std::move(order);
+  c.decreasing = decreasing;
+  return c;
+}
+
+TEST(Check, OrderedSeries) {
+  const Table t = power_law_table().table;
+  const auto r = run(t, ordered({"inf", "1000", "100"}));
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("in order at all 6 d values"), std::string::npos) << r.measured;
+  EXPECT_TRUE(run(t, ordered({"100", "1000", "inf"}, true)).passed);
+  EXPECT_FALSE(run(t, ordered({"100", "inf"})).passed);
+}
+
+TEST(Check, OrderedWithACrossingFails) {
+  HandTable h = power_law_table();
+  h.table.rows[2].mean[0] = 1.0;  // T=100 at d=64 ...
+  h.table.rows[6 + 2].mean[0] = 2.0;  // ... below T=1000 there
+  const auto r = run(h.table, ordered({"inf", "1000", "100"}));
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.measured.find("out of order at 1 of 6 d values"), std::string::npos) << r.measured;
+  EXPECT_NE(r.measured.find("at d=64"), std::string::npos) << r.measured;
+}
+
+TEST(Check, OrderedSkipsXWhereASeriesIsMissing) {
+  HandTable h = power_law_table();
+  h.add({{"d", "2048"}, {"T", "inf"}}, 1e-5);
+  const auto r = run(h.table, ordered({"inf", "1000", "100"}));
+  EXPECT_TRUE(r.passed);
+  EXPECT_NE(r.measured.find("6 d values, 1 skipped"), std::string::npos) << r.measured;
+}
+
+TEST(Check, OrderedOverFormulaSeries) {
+  HandTable h;  // P = d/8 stores fewer inputs than P = d: one curve each although P varies with d
+  for (int d : kD) {
+    h.add({{"d", std::to_string(d)}, {"P", "d/8"}}, 1.0 / d);
+    h.add({{"d", std::to_string(d)}, {"P", "d"}}, 2.0 / d);
+  }
+  CheckSpec c = ordered({"d/8", "d"});
+  c.series = "P";
+  const auto r = run(h.table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("all 6 d values"), std::string::npos) << r.measured;
+  c.order = {"d", "d/8"};
+  EXPECT_FALSE(run(h.table, c).passed);
+}
+
+// error = 1/log2(d): 0.25 at d=16, 0.2 at 32, 0.167 at 64, 0.143 at 128, 0.125 at 256, 0.111 at 512
+CheckSpec reaches(double threshold, std::optional<double> before, std::optional<double> after, bool rising = false) {
+  CheckSpec c;
+  c.kind = "reaches";
+  c.x = "d";
+  c.y = "error";
+  c.threshold = threshold;
+  c.before = before;
+  c.after = after;
+  c.rising = rising;
+  return c;
+}
+
+TEST(Check, ReachesBeforeAndAfter) {
+  HandTable h;
+  for (auto it = kD.rbegin(); it != kD.rend(); ++it)  // table order must not matter
+    h.add({{"d", std::to_string(*it)}}, 1 / std::log2(*it));
+  const Table& t = h.table;
+  const auto r = run(t, reaches(0.15, 128, {}));
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("first reached at d=128"), std::string::npos) << r.measured;
+  EXPECT_EQ(r.expected, "error <= 0.15 first at d <= 128");
+  EXPECT_FALSE(run(t, reaches(0.15, 64, {})).passed);
+  EXPECT_TRUE(run(t, reaches(0.15, {}, 128)).passed);
+  EXPECT_FALSE(run(t, reaches(0.15, {}, 256)).passed);
+  EXPECT_TRUE(run(t, reaches(0.2, {}, {}, true)).passed);  // rising: 0.25 >= 0.2 at d=16
+}
+
+TEST(Check, NeverReachedFailsBeforeAndPassesAfter) {
+  HandTable h;
+  for (int d : kD) h.add({{"d", std::to_string(d)}}, 1 / std::log2(d));
+  const auto before = run(h.table, reaches(0.01, 512, {}));
+  EXPECT_FALSE(before.passed);
+  EXPECT_NE(before.measured.find("never reached"), std::string::npos) << before.measured;
+  const auto after = run(h.table, reaches(0.01, {}, 64));
+  EXPECT_TRUE(after.passed);
+  EXPECT_NE(after.measured.find("after the range"), std::string::npos) << after.measured;
+}
+
+TEST(Check, UnknownNamesFailInsteadOfThrowing) {
+  CheckSpec c = slope(-1.5, 1);
+  c.y = "nonsense";
+  EXPECT_FALSE(run(power_law_table().table, c).passed);
+  c = slope(-1.5, 1);
+  c.where = {{"nonsense", "1"}};
+  const auto r = run(power_law_table().table, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.measured.find("cannot evaluate"), std::string::npos) << r.measured;
+}
+
+TEST(Check, JsonCarriesEveryField) {
+  const auto j = run(power_law_table().table, slope(-1.5, 0.01)).to_json();
+  EXPECT_EQ(j["kind"], "slope");
+  EXPECT_EQ(j["passed"], true);
+  EXPECT_EQ(j["expected"], "-1.5 +- 0.01");
+  EXPECT_TRUE(j["measured"].is_string());
+}
+
+}  // namespace
+}  // namespace scalinglab

@@ -14,4 +14,7 @@ struct Table;
 bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_dir, const std::string& name,
                const std::string& title);
 
+// True when a gnuplot executable is on PATH (plots are skipped, with a warning, otherwise).
+bool gnuplot_available();
+
 }  // namespace scalinglab

@@ -1,0 +1,160 @@
+// Plots: the data and script files are always written; the figures when gnuplot is on PATH.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "hand_table.hpp"
+#include "scalinglab/lab/plot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scalinglab {
+namespace {
+
+using testing::HandTable;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class PlotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("scalinglab_test_plot_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    for (const char* T : {"100", "inf"})
+      for (int d : {16, 32, 64, 128, 256})
+        table.add({{"d", std::to_string(d)}, {"T", T}}, (T[0] == 'i' ? 3 : 6) * std::pow(d, -1.5), 0.02);
+    table.add({{"d", "512"}, {"T", "inf"}}, 0.0);  // cannot be drawn on a log y axis
+
+    spec.x = "d";
+    spec.y = "error";
+    spec.series = "T";
+    spec.logx = spec.logy = true;
+    spec.references.push_back({"3*d^-1.5", "theory d^{-1.5}", {{"T", "inf"}}});  // label: enhanced text
+    spec.references.push_back({"d^(1-T/T)/d^(T/T)", "", {}});  // reads another parameter (T = 100 row first)
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  fs::path dir;
+  HandTable table;
+  PlotSpec spec;
+};
+
+TEST_F(PlotTest, WritesDataScriptAndFigures) {
+  const bool drawn = draw_plot(spec, table.table, dir.string(), "plot", "Error vs memory");
+  const std::string dat = slurp(dir / "plot.dat"), gp = slurp(dir / "plot.gp");
+  // Two series blocks, then the two reference blocks.
+  EXPECT_NE(dat.find("# index 0: T = 100"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# index 1: T = inf"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# index 2: theory d^{-1.5}"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# reference 3*d^-1.5, parameters from d=16 T=inf"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# index 3: d^{1-T/T}/d^{T/T}"), std::string::npos) << dat;  // formula: superscripts
+  EXPECT_NE(dat.find("# skipped d=512"), std::string::npos) << dat;
+  EXPECT_NE(gp.find("index 2 using 1:2 with lines dt 2"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'theory d^{-1.5}'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'T = 100'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set title 'Error vs memory'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set logscale y"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("filledcurves"), std::string::npos) << gp;
+
+  // Every band's lower edge stays positive on the log axis (0.02 std exceeds small means).
+  std::istringstream lines(dat.substr(0, dat.find("# index 2")));
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    double x, y, lo, hi;
+    std::istringstream(line) >> x >> y >> lo >> hi;
+    EXPECT_GT(lo, 0) << line;
+    EXPECT_LE(lo, y);
+    EXPECT_NEAR(hi, y + 0.02, 1e-9);  // written with 10 digits
+    ++rows;
+  }
+  EXPECT_EQ(rows, 10);
+
+  if (!gnuplot_available()) GTEST_SKIP() << "gnuplot not on PATH: figures not drawn";
+  EXPECT_TRUE(drawn);
+  for (const char* f : {"plot.svg", "plot.png"}) {
+    ASSERT_TRUE(fs::exists(dir / f)) << f;
+    EXPECT_GT(fs::file_size(dir / f), 1000u) << f;
+  }
+  EXPECT_NE(slurp(dir / "plot.svg").find("<svg"), std::string::npos);
+}
+
+TEST_F(PlotTest, ReferenceTakesOtherParametersFromItsWhereRow) {
+  spec.references = {{"T + 0*d", "", {{"T", "100"}}}};  // constant 100 along x
+  spec.logy = false;
+  draw_plot(spec, table.table, dir.string(), "ref", "");
+  const std::string dat = slurp(dir / "ref.dat");
+  const auto block = dat.find("# index 2");
+  ASSERT_NE(block, std::string::npos) << dat;
+  std::istringstream lines(dat.substr(block));
+  std::string line;
+  int points = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    double x, y;
+    std::istringstream(line) >> x >> y;
+    EXPECT_GE(x, 16 * (1 - 1e-12));
+    EXPECT_LE(x, 512 * (1 + 1e-12));  // linear y: the y = 0 row at d = 512 is drawn
+    EXPECT_DOUBLE_EQ(y, 100);
+    ++points;
+  }
+  EXPECT_GT(points, 50);
+}
+
+TEST_F(PlotTest, NoBandAndNoSeries) {
+  spec.band = "none";
+  spec.series.clear();
+  spec.references.clear();
+  spec.where = {{"T", "100"}};
+  draw_plot(spec, table.table, dir.string(), "plain", "");
+  const std::string gp = slurp(dir / "plain.gp");
+  EXPECT_EQ(gp.find("filledcurves"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'error'"), std::string::npos) << gp;
+}
+
+TEST_F(PlotTest, SeriesOverAFormulaIsOneCurvePerFormula) {
+  HandTable h;
+  for (int d : {16, 64, 256}) {
+    h.add({{"d", std::to_string(d)}, {"P", "d/8"}}, 1.0 / d);
+    h.add({{"d", std::to_string(d)}, {"P", "d"}}, 2.0 / d);
+  }
+  h.add({{"d", "64"}, {"P", "100000"}}, 0.5);
+  spec.series = "P";
+  spec.references.clear();
+  draw_plot(spec, h.table, dir.string(), "formula", "");
+  const std::string dat = slurp(dir / "formula.dat");
+  EXPECT_NE(dat.find("# index 0: P = d/8\n"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# index 1: P = d\n"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# index 2: P = 100000\n"), std::string::npos) << dat;  // not 1e+05
+  EXPECT_EQ(dat.find("# index 3"), std::string::npos) << dat;
+}
+
+TEST_F(PlotTest, LongTitlesAreWrapped) {
+  draw_plot(spec, table.table, dir.string(), "wrapped",
+            "Fig. 1 (right): error vs number of samples T, thresholded scheme P = d/8");
+  EXPECT_NE(slurp(dir / "wrapped.gp").find("set title 'Fig. 1 (right):'.\"\\n\".'error vs number of samples T, "
+                                            "thresholded scheme P = d/8'"),
+            std::string::npos);
+}
+
+TEST_F(PlotTest, NothingToDrawReturnsFalse) {
+  spec.where = {{"T", "7"}};
+  EXPECT_FALSE(draw_plot(spec, table.table, dir.string(), "empty", ""));
+  spec.where.clear();
+  spec.x = "nonsense";  // a bad spec warns instead of throwing
+  EXPECT_FALSE(draw_plot(spec, table.table, dir.string(), "bad", ""));
+}
+
+}  // namespace
+}  // namespace scalinglab
