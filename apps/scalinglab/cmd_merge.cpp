@@ -1,10 +1,36 @@
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "commands.hpp"
+#include "scalinglab/lab/runner.hpp"
 
 namespace scalinglab::cli {
 
 void add_merge(CLI::App& app, Action& action) {
-  (void)app;
-  (void)action;
+  auto* cmd = app.add_subcommand(
+      "merge", "Join the results of `run --shard` directories into OUT_DIR and finish the sweep\n"
+               "(summary.csv, plot, checks). Each task is kept once; conflicting duplicates are an error.\n"
+               "Exit status: 0 all checks pass, 1 a check fails, 2 bad input.");
+  struct Opts {
+    std::string out;
+    std::vector<std::string> shards;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("out_dir", o->out, "directory for the merged results (may be one of the shards)")->required();
+  cmd->add_option("shard_dirs", o->shards, "the shards' results directories")->required();
+  cmd->add_flag("--quiet", o->quiet, "only print the checks");
+  cmd->callback([&action, o] {
+    action = [o] {
+      const RunOutcome r = merge_shards(o->shards, o->out, o->quiet);
+      for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());
+      if (!o->quiet) std::printf("merged %zu of %zu tasks; outputs in %s\n", r.tasks_skipped, r.tasks_total,
+                                 outcome_summary(r).c_str());
+      return r.all_passed() ? 0 : 1;
+    };
+  });
 }
 
 }  // namespace scalinglab::cli

@@ -1,10 +1,71 @@
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "commands.hpp"
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/runner.hpp"
 
 namespace scalinglab::cli {
 
+namespace {
+// "i/n" -> {i, n}.
+std::pair<int, int> parse_shard(const std::string& s) {
+  int i = -1, n = 0;
+  char tail = 0;
+  if (std::sscanf(s.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+    throw InputError("--shard '" + s + "': expected i/n with 0 <= i < n, e.g. --shard 0/4");
+  return {i, n};
+}
+}  // namespace
+
 void add_run(CLI::App& app, Action& action) {
-  (void)app;
-  (void)action;
+  auto* cmd = app.add_subcommand(
+      "run", "Run a sweep file (TOML; see docs/sweeps.md): every grid point x run on a thread pool,\n"
+             "appended to DIR/results.jsonl as tasks finish; then DIR/summary.csv, the plot and the checks.\n"
+             "Exit status: 0 all checks pass, 1 a check fails, 2 bad input.");
+  struct Opts {
+    std::string file, out, shard, profile;
+    std::vector<std::string> sets;
+    int threads = 0;
+    bool resume = false, quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("file", o->file, "the sweep file, e.g. experiments/cabannes2023/fig1-left.toml")->required();
+  cmd->add_option("--out", o->out, "results directory (default: results/<file stem>)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_flag("--resume", o->resume, "continue an interrupted run in DIR: tasks already in results.jsonl are kept");
+  cmd->add_option("--set", o->sets, "override a fixed parameter (removing its grid axis), runs or seed: --set N=200")
+      ->allow_extra_args(false);
+  cmd->add_option("--shard", o->shard, "run only tasks i, i+n, i+2n, ... of the task list (i/n); join with `merge`");
+  cmd->add_option("--profile", o->profile, "apply the file's [profile.NAME] overrides (e.g. quick, paper)");
+  cmd->add_flag("--quiet", o->quiet, "no progress output");
+  cmd->callback([&action, o] {
+    action = [o] {
+      RunOptions opts;
+      if (!o->shard.empty()) std::tie(opts.shard_index, opts.shard_count) = parse_shard(o->shard);
+      const Sweep sweep = load_sweep(o->file, o->profile, o->sets);
+      opts.out_dir = o->out;
+      opts.threads = o->threads;
+      opts.resume = o->resume;
+      opts.quiet = o->quiet;
+      opts.origin = {o->profile, o->sets};
+      const RunOutcome r = run_sweep(sweep, opts);
+      if (!r.aggregated) {
+        std::printf("shard %d/%d: %zu tasks (%zu run now, %zu done before) in %s\n", opts.shard_index,
+                    opts.shard_count, r.tasks_total, r.tasks_run, r.tasks_skipped, r.out_dir.c_str());
+        std::printf("when all %d shards have run (each with its own --out), join them and finish the sweep with:\n"
+                    "  scalinglab merge results/%s %s OTHER_SHARD_DIR...\n",
+                    opts.shard_count, sweep.name.c_str(), r.out_dir.c_str());
+        return 0;
+      }
+      for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());
+      if (!o->quiet) std::printf("%zu tasks (%zu run now, %zu done before); outputs in %s\n", r.tasks_total,
+                                 r.tasks_run, r.tasks_skipped, outcome_summary(r).c_str());
+      return r.all_passed() ? 0 : 1;
+    };
+  });
 }
 
 }  // namespace scalinglab::cli

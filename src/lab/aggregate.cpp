@@ -1,1 +1,94 @@
-// (to be written)
+// Aggregation of task results into summary.csv: one row per grid point, mean/std/sem per metric.
+#include "scalinglab/lab/aggregate.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/stats.hpp"
+
+namespace scalinglab {
+
+std::size_t Table::metric_index(const std::string& name) const {
+  for (std::size_t i = 0; i < metric_names.size(); ++i)
+    if (metric_names[i] == name) return i;
+  std::string known;
+  for (const auto& m : metric_names) known += (known.empty() ? "" : ", ") + m;
+  throw InputError("unknown metric '" + name + "' (known: " + known + ")");
+}
+
+double Table::metric(const Row& r, const std::string& name) const { return r.mean[metric_index(name)]; }
+
+Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResult>& results,
+                const Measure& measure) {
+  Table table;
+  for (const auto& p : measure.params)
+    if (p.name != "runs" && p.name != "seed") table.param_names.push_back(p.name);
+  for (const auto& m : measure.metrics)
+    if (!m.series) table.metric_names.push_back(m.name);
+  const std::size_t nm = table.metric_names.size();
+
+  // Results are matched to points by key (not by index); each (key, run) counts once, and runs are
+  // summed in run order, so the summary does not depend on the order of lines in results.jsonl.
+  std::unordered_map<std::string, std::size_t> by_key;
+  for (std::size_t i = 0; i < points.size(); ++i) by_key.emplace(points[i].key, i);
+  std::vector<std::map<uint64_t, const Record*>> runs(points.size());
+  for (const auto& r : results)
+    if (auto it = by_key.find(r.key); it != by_key.end()) runs[it->second].emplace(r.run, &r.record);
+  std::vector<std::vector<Summary>> stats(points.size(), std::vector<Summary>(nm));
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (const auto& [run, record] : runs[i])
+      for (std::size_t k = 0; k < nm; ++k) {
+        double v = std::nan("");  // a missing metric shows as nan rather than vanishing
+        for (const auto& [name, x] : record->scalars)
+          if (name == table.metric_names[k]) v = x;
+        stats[i][k].add(v);
+      }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (runs[i].empty()) continue;
+    Table::Row row{points[i].index, points[i].params, {}, {}, {}, runs[i].size()};
+    for (const auto& s : stats[i]) {
+      row.mean.push_back(s.mean);
+      row.std.push_back(s.std());
+      row.sem.push_back(s.sem());
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+namespace {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+void write_csv(const Table& table, const std::string& path) {
+  // Written next to the target and renamed, so readers never see half a file.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    std::string header;
+    for (const auto& p : table.param_names) header += csv_field(p) + ",";
+    for (const auto& m : table.metric_names) header += csv_field(m) + "," + csv_field(m + "_std") + "," + csv_field(m + "_sem") + ",";
+    out << header << "count\n";
+    for (const auto& row : table.rows) {
+      std::string line;
+      for (const auto& p : table.param_names) line += csv_field(row.params.entry(p).text) + ",";
+      for (std::size_t k = 0; k < table.metric_names.size(); ++k)
+        line += format_number(row.mean[k]) + "," + format_number(row.std[k]) + "," + format_number(row.sem[k]) + ",";
+      out << line << row.count << "\n";
+    }
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace scalinglab

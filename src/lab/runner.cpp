@@ -1,1 +1,310 @@
-// (to be written)
+// Running a sweep: the task list, resume, shards and merge; then summary.csv, plot and checks.
+#include "scalinglab/lab/runner.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/parallel.hpp"
+#include "scalinglab/lab/aggregate.hpp"
+#include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/plot.hpp"
+#include "scalinglab/lab/progress.hpp"
+#include "scalinglab/lab/results.hpp"
+
+namespace scalinglab {
+
+namespace fs = std::filesystem;
+
+bool RunOutcome::all_passed() const {
+  for (const auto& c : checks)
+    if (!c.passed) return false;
+  return true;
+}
+
+std::string outcome_summary(const RunOutcome& r) {
+  std::string files = "results.jsonl";
+  if (r.aggregated) files += ", summary.csv" + std::string(r.plotted ? ", plot.svg, plot.png" : "") + ", checks.json";
+  std::size_t failed = 0;
+  for (const auto& c : r.checks) failed += !c.passed;
+  std::string out = r.out_dir + "/: " + files;
+  if (!r.checks.empty())
+    out += " (" + std::to_string(r.checks.size() - failed) + " checks passed, " + std::to_string(failed) + " failed)";
+  return out;
+}
+
+namespace {
+
+const char* kResults = "results.jsonl";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot read");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes a file whole (temporary + rename), so readers see the old or the new contents.
+void write_text(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int err = errno;
+  ok = f && std::fclose(f) == 0 && ok;
+  std::error_code ec;
+  if (ok) fs::rename(tmp, path, ec);
+  if (!ok || ec) {
+    fs::remove(tmp, ec);
+    throw InputError("cannot write " + path.string() + ": " + std::strerror(err ? err : EIO));
+  }
+}
+
+// The output directory during set-up: remembers what it created, and removes it again unless
+// keep() is called, so bad input leaves nothing behind.
+class OutputDir {
+ public:
+  explicit OutputDir(const fs::path& dir) : dir_(dir) {
+    std::error_code ec;
+    for (fs::path p = fs::absolute(dir, ec); !p.empty() && !fs::exists(p, ec); p = p.parent_path())
+      created_root_ = p;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+      throw InputError("cannot create output directory " + dir.string() + ": " +
+                       (ec ? ec.message() : "it exists and is not a directory"));
+  }
+  ~OutputDir() {
+    if (keep_) return;
+    std::error_code ec;
+    for (const auto& f : created_files_) fs::remove(f, ec);
+    if (!created_root_.empty()) fs::remove_all(created_root_, ec);
+  }
+  // Call before a file is created here (by us or by someone else).
+  void note(const std::string& name) {
+    std::error_code ec;
+    if (!fs::exists(dir_ / name, ec)) created_files_.push_back(dir_ / name);
+  }
+  void write(const std::string& name, const std::string& text) {
+    note(name);
+    write_text(dir_ / name, text);
+  }
+  void keep() { keep_ = true; }
+
+ private:
+  fs::path dir_, created_root_;
+  std::vector<fs::path> created_files_;
+  bool keep_ = false;
+};
+
+std::string run_json(const Sweep& sweep, const SweepOrigin& origin) {
+  return nlohmann::json{{"profile", origin.profile}, {"sets", origin.sets}, {"name", sweep.name}}.dump(2) + "\n";
+}
+
+// Results belong to this sweep when made with its seed (the key excludes the seed).
+bool same_seed(const TaskResult& r, uint64_t seed) {
+  return r.params.contains("seed") && r.params["seed"] == nlohmann::json(seed);
+}
+
+bool same_record(const Record& a, const Record& b) {
+  auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  if (a.scalars.size() != b.scalars.size() || a.series.size() != b.series.size()) return false;
+  for (std::size_t i = 0; i < a.scalars.size(); ++i)
+    if (a.scalars[i].first != b.scalars[i].first || !same(a.scalars[i].second, b.scalars[i].second)) return false;
+  for (std::size_t i = 0; i < a.series.size(); ++i) {
+    const auto &x = a.series[i], &y = b.series[i];
+    if (x.first != y.first || x.second.size() != y.second.size()) return false;
+    for (std::size_t k = 0; k < x.second.size(); ++k)
+      if (!same(x.second[k], y.second[k])) return false;
+  }
+  return true;
+}
+
+struct Finished {
+  std::vector<CheckResult> checks;
+  bool plotted = false;
+};
+
+Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registry) {
+  const Measure& measure = registry.get(sweep.measure);
+  const auto points = expand_grid(sweep, measure);
+  std::vector<TaskResult> results;
+  for (auto& r : read_results((dir / kResults).string()))
+    if (same_seed(r, sweep.seed) && r.run < static_cast<uint64_t>(sweep.runs)) results.push_back(std::move(r));
+  const Table table = aggregate(points, results, measure);
+  std::size_t present = 0;
+  for (const auto& row : table.rows) present += row.count;
+  const std::size_t expected = points.size() * static_cast<std::size_t>(sweep.runs);
+  if (present < expected)  // worth a warning even in quiet runs
+    std::fprintf(stderr, "warning: %zu of %zu tasks have no result yet; summarising what is there\n",
+                 expected - present, expected);
+  write_csv(table, (dir / "summary.csv").string());
+  Finished f;
+  if (sweep.plot)
+    f.plotted = draw_plot(*sweep.plot, table, dir.string(), "plot", sweep.title.empty() ? sweep.name : sweep.title);
+  f.checks = evaluate_checks(sweep, table);
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : f.checks) checks.push_back(c.to_json());
+  write_text(dir / "checks.json", checks.dump(2) + "\n");
+  return f;
+}
+
+}  // namespace
+
+std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out_dir, bool /*quiet*/,
+                                      const Registry& registry) {
+  return finish(sweep, out_dir, registry).checks;
+}
+
+RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
+  const Registry& registry = options.registry ? *options.registry : builtin_registry();
+  const int shards = options.shard_count, shard = options.shard_index;
+  if (shards < 1 || shard < 0 || shard >= shards)
+    throw InputError("--shard " + std::to_string(shard) + "/" + std::to_string(shards) + ": expected i/n with 0 <= i < n");
+  const Measure& measure = registry.get(sweep.measure);
+  const auto points = expand_grid(sweep, measure);
+  RunOutcome out;
+  out.out_dir = options.out_dir.empty() ? "results/" + sweep.name : options.out_dir;
+  const fs::path dir = out.out_dir, results_path = dir / kResults;
+
+  // What is done already: decided before anything is written.
+  std::set<std::pair<std::string, uint64_t>> done;
+  std::error_code ec;
+  if (fs::exists(results_path, ec)) {
+    if (!options.resume && fs::file_size(results_path, ec) > 0)
+      throw InputError(results_path.string() +
+                       " already holds results: pass --resume to continue that run, or choose another --out");
+    for (const auto& r : read_results(results_path.string())) {
+      if (!same_seed(r, sweep.seed))
+        throw InputError(results_path.string() + " holds results of seed " + r.params.value("seed", nlohmann::json()).dump() +
+                         " but the sweep has seed " + std::to_string(sweep.seed) + ": choose another --out");
+      done.emplace(r.key, r.run);
+    }
+  }
+
+  // This shard's tasks in the deterministic order: points in grid order, runs inner.
+  struct Task {
+    const GridPoint* point;
+    uint64_t run;
+  };
+  std::vector<Task> todo;
+  const auto runs = static_cast<uint64_t>(sweep.runs);
+  for (const auto& p : points)
+    for (uint64_t r = 0; r < runs; ++r) {
+      if ((p.index * runs + r) % static_cast<uint64_t>(shards) != static_cast<uint64_t>(shard)) continue;
+      ++out.tasks_total;
+      if (done.count({p.key, r})) ++out.tasks_skipped;
+      else todo.push_back({&p, r});
+    }
+
+  std::unique_ptr<ResultsWriter> writer;
+  {
+    OutputDir setup(dir);
+    setup.write("sweep.toml", sweep.text);
+    setup.write("run.json", run_json(sweep, options.origin));
+    setup.note(kResults);
+    writer = std::make_unique<ResultsWriter>(results_path.string());
+    setup.keep();
+  }
+
+  const int threads = resolve_threads(options.threads);
+  if (threads > 1) set_blas_threads(1);  // tasks already fill the cores
+  std::string label = sweep.name;
+  if (shards > 1) label += " [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]";
+  Progress progress(out.tasks_total, out.tasks_skipped, label, options.quiet);
+  parallel_for(todo.size(), threads, [&](std::size_t i, int) {
+    const Task& t = todo[i];
+    const auto start = std::chrono::steady_clock::now();
+    Record record = run_task(measure, t.point->params, sweep.seed, t.run);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    writer->append({t.point->index, t.point->key, t.run, t.point->params.to_json(), std::move(record), seconds});
+    progress.advance();
+  });
+  progress.finish();
+  out.tasks_run = todo.size();
+  if (shards > 1) return out;  // shards are summarised by `merge`
+
+  Finished f = finish(sweep, dir, registry);
+  out.aggregated = true;
+  out.plotted = f.plotted;
+  out.checks = std::move(f.checks);
+  return out;
+}
+
+RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool /*quiet*/,
+                        const Registry& registry) {
+  if (shard_dirs.empty()) throw InputError("merge: name at least one shard directory");
+  const fs::path first = shard_dirs.front();
+  if (!fs::exists(first / "sweep.toml") || !fs::exists(first / "run.json"))
+    throw InputError(first.string() + ": not a results directory of `scalinglab run` (no sweep.toml/run.json)");
+  const std::string sweep_text = read_text(first / "sweep.toml"), origin_text = read_text(first / "run.json");
+  SweepOrigin origin;
+  std::string name;
+  try {
+    const auto j = nlohmann::json::parse(origin_text);
+    origin.profile = j.at("profile").get<std::string>();
+    origin.sets = j.at("sets").get<std::vector<std::string>>();
+    name = j.value("name", "");
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError((first / "run.json").string() + ": malformed: " + e.what());
+  }
+  Sweep sweep = load_sweep((first / "sweep.toml").string(), origin.profile, origin.sets, registry);
+  if (!name.empty()) sweep.name = name;
+
+  // Sources: every shard, plus results already in the output directory (merging is idempotent).
+  std::vector<fs::path> sources(shard_dirs.begin(), shard_dirs.end());
+  std::error_code ec;
+  if (fs::exists(fs::path(out_dir) / kResults, ec)) sources.emplace_back(out_dir);
+  for (const auto& d : sources) {
+    if (!fs::exists(d / kResults, ec)) throw InputError(d.string() + ": no " + kResults + " (did that shard run?)");
+    if (!fs::exists(d / "sweep.toml", ec) || read_text(d / "sweep.toml") != sweep_text ||
+        !fs::exists(d / "run.json", ec) || read_text(d / "run.json") != origin_text)
+      throw InputError(d.string() + ": ran a different sweep than " + first.string() +
+                       " (sweep.toml or run.json differ)");
+  }
+
+  const Measure& measure = registry.get(sweep.measure);
+  const auto points = expand_grid(sweep, measure);
+  std::map<std::string, std::size_t> point_of;
+  for (const auto& p : points) point_of.emplace(p.key, p.index);
+  std::map<std::pair<std::size_t, uint64_t>, std::pair<TaskResult, fs::path>> merged;  // task order
+  for (const auto& d : sources)
+    for (auto& r : read_results((d / kResults).string())) {
+      auto it = point_of.find(r.key);
+      if (it == point_of.end() || r.run >= static_cast<uint64_t>(sweep.runs) || !same_seed(r, sweep.seed)) continue;
+      r.point = it->second;
+      auto [at, fresh] = merged.try_emplace({r.point, r.run}, r, d);
+      if (!fresh && !same_record(at->second.first.record, r.record))
+        throw InputError("merge: conflicting results for " + r.key + " run " + std::to_string(r.run) + " in " +
+                         at->second.second.string() + " and " + d.string());
+    }
+
+  std::string lines;
+  for (const auto& [task, entry] : merged) lines += task_to_json(entry.first).dump() + "\n";
+  {
+    OutputDir setup(out_dir);
+    setup.write("sweep.toml", sweep_text);
+    setup.write("run.json", origin_text);
+    setup.write(kResults, lines);
+    setup.keep();
+  }
+  RunOutcome out;
+  out.out_dir = out_dir;
+  out.tasks_total = points.size() * static_cast<std::size_t>(sweep.runs);
+  out.tasks_skipped = merged.size();
+  Finished f = finish(sweep, out_dir, registry);
+  out.aggregated = true;
+  out.plotted = f.plotted;
+  out.checks = std::move(f.checks);
+  return out;
+}
+
+}  // namespace scalinglab

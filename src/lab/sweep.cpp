@@ -1,1 +1,473 @@
-// (to be written)
+// Sweep files: TOML -> Sweep, validated against the measure's declaration (docs/sweeps.md).
+#include "scalinglab/lab/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+
+namespace scalinglab {
+
+namespace {
+
+using Keys = std::vector<std::string>;
+
+std::string join(const Keys& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::optional<double> parse_double(const std::string& t) {
+  if (t == "inf" || t == "+inf") return INFINITY;
+  if (t == "-inf") return -INFINITY;
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+// Reads one sweep file; every error names the file, the line/column when known, and the key.
+class Reader {
+ public:
+  Reader(std::string file, const Measure* m = nullptr) : file_(std::move(file)), m_(m) {}
+  void set_measure(const Measure* m) { m_ = m; }
+
+  [[noreturn]] void fail(const toml::node* n, const std::string& what) const {
+    std::string where = file_;
+    if (n && n->source().begin.line > 0) {
+      const auto& at = n->source().begin;
+      where.append(":").append(std::to_string(at.line)).append(":").append(std::to_string(at.column));
+    }
+    throw InputError(where + ": " + what);
+  }
+
+  // Entries in file order (toml++ tables are sorted by key, so sort by source position).
+  static std::vector<std::pair<std::string, const toml::node*>> ordered(const toml::table& t) {
+    std::vector<std::pair<std::string, const toml::node*>> out;
+    for (const auto& [k, v] : t) out.emplace_back(std::string(k.str()), &v);
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      const auto &pa = a.second->source().begin, &pb = b.second->source().begin;
+      return std::pair(pa.line, pa.column) < std::pair(pb.line, pb.column);
+    });
+    return out;
+  }
+
+  const toml::table& table(const toml::node* n, const std::string& key) const {
+    if (!n->is_table()) fail(n, key + ": expected a table");
+    return *n->as_table();
+  }
+
+  void allow_keys(const toml::table& t, const Keys& allowed, const std::string& section) const {
+    for (const auto& [k, v] : ordered(t))
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+        fail(v, section + ": unknown key '" + k + "' (allowed: " + join(allowed) + ")");
+  }
+
+  // A scalar as text: integers exactly, floats the shortest way (1e3 -> "1000", inf -> "inf").
+  std::string text(const toml::node* n, const std::string& key) const {
+    if (auto v = n->as_integer()) return std::to_string(v->get());
+    if (auto v = n->as_floating_point()) return format_number(v->get());
+    if (auto v = n->as_string()) return v->get();
+    if (auto v = n->as_boolean()) return v->get() ? "true" : "false";
+    fail(n, key + ": expected a number, a string or a boolean");
+  }
+  std::string string(const toml::node* n, const std::string& key) const {
+    if (!n->is_string()) fail(n, key + ": expected a string");
+    return n->as_string()->get();
+  }
+  double number(const toml::node* n, const std::string& key) const {
+    if (auto v = n->as_integer()) return static_cast<double>(v->get());
+    if (auto v = n->as_floating_point()) return v->get();
+    if (auto v = n->as_string(); v && parse_double(v->get())) return *parse_double(v->get());
+    fail(n, key + ": expected a number");
+  }
+  int64_t integer(const toml::node* n, const std::string& key, int64_t lo) const {
+    const double v = number(n, key);
+    if (v != std::floor(v) || v < static_cast<double>(lo) || v > 9.2e18)
+      fail(n, key + ": expected an integer >= " + std::to_string(lo));
+    return static_cast<int64_t>(v);
+  }
+  bool boolean(const toml::node* n, const std::string& key) const {
+    if (!n->is_boolean()) fail(n, key + ": expected true or false");
+    return n->as_boolean()->get();
+  }
+
+  // A parameter of the measure that sweeps may set (runs and seed live at the top level).
+  const ParamSpec& param(const toml::node* n, const std::string& name, const std::string& key) const {
+    if (name == "runs" || name == "seed") fail(n, key + ": '" + name + "' is set at the top level of the file");
+    const ParamSpec* p = m_->param(name);
+    if (!p) {
+      Keys names;
+      for (const auto& s : m_->params)
+        if (s.name != "runs" && s.name != "seed") names.push_back(s.name);
+      fail(n, key + ": unknown parameter '" + name + "' of " + m_->name + " (known: " + join(names) + ")");
+    }
+    return *p;
+  }
+  void metric(const toml::node* n, const std::string& name, const std::string& key) const {
+    Keys names;
+    for (const auto& mm : m_->metrics) {
+      if (mm.series) continue;
+      if (mm.name == name) return;
+      names.push_back(mm.name);
+    }
+    fail(n, key + ": unknown metric '" + name + "' of " + m_->name + " (scalar metrics: " + join(names) + ")");
+  }
+
+  // A `where` value normalised like resolved parameters, so T = 1e3 matches "1000".
+  std::string where_value(const toml::node* n, const ParamSpec& p, const std::string& key) const {
+    std::string t = text(n, key);
+    if (p.type == ParamType::Bool) return (t == "true" || t == "1" || t == "yes") ? "true" : "false";
+    if (p.type == ParamType::Choice) return t;
+    if (auto v = parse_double(t)) return format_number(*v);
+    return t;
+  }
+  std::map<std::string, std::string> where(const toml::node* n, const std::string& key) const {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : ordered(table(n, key)))
+      out[k] = where_value(v, param(v, k, key + ".where"), key + ".where." + k);
+    return out;
+  }
+  // A formula of the measure's parameters: parsed now, so typos fail before anything runs.
+  std::string formula(const toml::node* n, const std::string& key) const {
+    const std::string s = text(n, key);
+    std::vector<std::string> vars;
+    try {
+      vars = Expression(s).variables();
+    } catch (const InputError& e) {
+      fail(n, key + ": " + e.what());
+    }
+    for (const auto& var : vars)
+      if (!m_->param(var)) fail(n, key + ": '" + s + "' reads unknown parameter '" + var + "'");
+    return s;
+  }
+
+  // Settings shared by the file and its profiles: params (fixed) and grid (axes). A later setting
+  // of a parameter replaces an earlier one, fixed or on an axis.
+  void params(const toml::node* n, const std::string& key, Sweep& s) const {
+    for (const auto& [k, v] : ordered(table(n, key))) {
+      param(v, k, key);
+      s.fixed[k] = text(v, key + "." + k);
+      unset_axis(s, k);
+    }
+  }
+  static void unset_axis(Sweep& s, const std::string& name) {
+    std::erase_if(s.grid, [&](const GridAxis& a) { return a.name == name; });
+    for (auto& a : s.grid)
+      for (auto& set : a.linked) set.erase(name);
+  }
+  void grid(const toml::node* n, const std::string& key, Sweep& s) const {
+    for (const auto& [k, v] : ordered(table(n, key))) {
+      const std::string axis_key = key + "." + k;
+      GridAxis axis{k, {}, {}};
+      const ParamSpec& p = param(v, k, key);
+      auto add = [&](const toml::node* e) {
+        if (auto t = e->as_table()) return add_linked(*t, e, axis_key, axis);
+        if (!axis.linked.empty()) fail(e, axis_key + ": mixes tables and plain values");
+        std::vector<std::string> values;
+        try {
+          values = expand_values(text(e, axis_key), p);
+        } catch (const InputError& err) {
+          fail(e, axis_key + ": " + err.what());
+        }
+        axis.values.insert(axis.values.end(), values.begin(), values.end());
+      };
+      if (auto arr = v->as_array()) for (const auto& e : *arr) add(&e);
+      else add(v);
+      if (axis.values.empty()) fail(v, axis_key + ": empty grid axis");
+      s.fixed.erase(k);
+      for (const auto& set : axis.linked)
+        for (const auto& [name, value] : set) s.fixed.erase(name);
+      auto it = std::find_if(s.grid.begin(), s.grid.end(), [&](const GridAxis& a) { return a.name == k; });
+      if (it != s.grid.end()) *it = std::move(axis);
+      else s.grid.push_back(std::move(axis));
+    }
+  }
+  void add_linked(const toml::table& t, const toml::node* e, const std::string& key, GridAxis& axis) const {
+    if (axis.linked.size() != axis.values.size()) fail(e, key + ": mixes tables and plain values");
+    std::map<std::string, std::string> set;
+    for (const auto& [name, v] : ordered(t)) {
+      param(v, name, key);
+      set[name] = text(v, key + "." + name);
+    }
+    if (!set.count(axis.name)) fail(e, key + ": each table of a linked axis sets " + axis.name);
+    axis.values.push_back(set[axis.name]);
+    axis.linked.push_back(std::move(set));
+  }
+
+  PlotSpec plot(const toml::node* n) const {
+    const auto& t = table(n, "[plot]");
+    allow_keys(t, {"x", "y", "series", "log", "title", "xlabel", "ylabel", "band", "where", "reference"}, "[plot]");
+    PlotSpec p;
+    if (!t.contains("x") || !t.contains("y")) fail(n, "[plot]: needs x (a parameter) and y (a metric)");
+    p.x = string(t.get("x"), "[plot] x");
+    param(t.get("x"), p.x, "[plot] x");
+    p.y = string(t.get("y"), "[plot] y");
+    metric(t.get("y"), p.y, "[plot] y");
+    if (auto v = t.get("series")) param(v, p.series = string(v, "[plot] series"), "[plot] series");
+    if (auto v = t.get("log")) {
+      auto axis = [&](const toml::node* e) {
+        const std::string a = string(e, "[plot] log");
+        if (a == "x" || a == "xy") p.logx = true;
+        if (a == "y" || a == "xy") p.logy = true;
+        if (a != "x" && a != "y" && a != "xy") fail(e, "[plot] log: expected \"x\", \"y\" or [\"x\", \"y\"]");
+      };
+      if (auto arr = v->as_array()) for (const auto& e : *arr) axis(&e);
+      else axis(v);
+    }
+    if (auto v = t.get("title")) p.title = string(v, "[plot] title");
+    if (auto v = t.get("xlabel")) p.xlabel = string(v, "[plot] xlabel");
+    if (auto v = t.get("ylabel")) p.ylabel = string(v, "[plot] ylabel");
+    if (auto v = t.get("band")) {
+      p.band = string(v, "[plot] band");
+      if (p.band != "std" && p.band != "sem" && p.band != "none") fail(v, "[plot] band: expected std, sem or none");
+    }
+    if (auto v = t.get("where")) p.where = where(v, "[plot]");
+    if (auto v = t.get("reference")) {
+      auto ref = [&](const toml::node* e) {
+        ReferenceCurve r;
+        if (auto rt = e->as_table()) {
+          allow_keys(*rt, {"expr", "label", "where"}, "[plot] reference");
+          if (!rt->contains("expr")) fail(e, "[plot] reference: needs expr");
+          r.expr = formula(rt->get("expr"), "[plot] reference");
+          if (auto l = rt->get("label")) r.label = string(l, "[plot] reference label");
+          if (auto w = rt->get("where")) r.where = where(w, "[plot] reference");
+        } else {
+          r.expr = formula(e, "[plot] reference");
+        }
+        if (r.label.empty()) r.label = r.expr;
+        p.references.push_back(std::move(r));
+      };
+      if (auto arr = v->as_array()) for (const auto& e : *arr) ref(&e);
+      else ref(v);
+    }
+    return p;
+  }
+
+  CheckSpec check(const toml::node* n, std::size_t index) const {
+    const std::string name = "[[check]] #" + std::to_string(index + 1);
+    const auto& t = table(n, name);
+    const Keys kinds = {"slope", "below", "above", "ordered", "reaches"};
+    Keys allowed = {"claim"};
+    allowed.insert(allowed.end(), kinds.begin(), kinds.end());
+    allow_keys(t, allowed, name);
+    CheckSpec c;
+    if (!t.contains("claim")) fail(n, name + ": needs a claim (the paper's words)");
+    c.claim = string(t.get("claim"), name + " claim");
+    for (const auto& k : kinds)
+      if (t.contains(k)) {
+        if (!c.kind.empty()) fail(n, name + ": has both " + c.kind + " and " + k + "; use one per [[check]]");
+        c.kind = k;
+      }
+    if (c.kind.empty()) fail(n, name + ": needs one of " + join(kinds));
+    const toml::node* kn = t.get(c.kind);
+    const std::string key = name + " " + c.kind;
+    const auto& k = table(kn, key);
+    Keys fields = {"x", "y", "where", "x_min", "x_max"};
+    const std::map<std::string, Keys> extra = {{"slope", {"expect", "tol"}},
+                                               {"below", {"bound"}},
+                                               {"above", {"bound"}},
+                                               {"ordered", {"series", "order", "decreasing"}},
+                                               {"reaches", {"threshold", "rising", "before", "after"}}};
+    fields.insert(fields.end(), extra.at(c.kind).begin(), extra.at(c.kind).end());
+    allow_keys(k, fields, key);
+    auto need = [&](const std::string& f) {
+      if (!k.contains(f)) fail(kn, key + ": needs " + f);
+      return k.get(f);
+    };
+    param(need("x"), c.x = string(need("x"), key + " x"), key + " x");
+    metric(need("y"), c.y = string(need("y"), key + " y"), key + " y");
+    if (auto v = k.get("where")) c.where = where(v, key);
+    if (auto v = k.get("x_min")) c.x_min = number(v, key + " x_min");
+    if (auto v = k.get("x_max")) c.x_max = number(v, key + " x_max");
+    if (c.kind == "slope") {
+      c.expect = number(need("expect"), key + " expect");
+      c.tol = number(need("tol"), key + " tol");
+    } else if (c.kind == "below" || c.kind == "above") {
+      c.bound = formula(need("bound"), key + " bound");
+    } else if (c.kind == "ordered") {
+      const ParamSpec& sp = param(need("series"), c.series = string(need("series"), key + " series"), key);
+      const auto* order = need("order")->as_array();
+      if (!order || order->size() < 2) fail(kn, key + ": order needs a list of at least two series values");
+      for (const auto& e : *order) c.order.push_back(where_value(&e, sp, key + " order"));
+      if (auto v = k.get("decreasing")) c.decreasing = boolean(v, key + " decreasing");
+    } else {
+      c.threshold = number(need("threshold"), key + " threshold");
+      if (auto v = k.get("rising")) c.rising = boolean(v, key + " rising");
+      if (auto v = k.get("before")) c.before = number(v, key + " before");
+      if (auto v = k.get("after")) c.after = number(v, key + " after");
+      if (!c.before && !c.after) fail(kn, key + ": needs before or after (or both: a window)");
+    }
+    return c;
+  }
+
+ private:
+  std::string file_;
+  const Measure* m_;
+};
+
+}  // namespace
+
+std::vector<std::string> expand_values(const std::string& spec, const ParamSpec& param) {
+  std::string s = spec;
+  std::erase_if(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  const bool log = s.rfind("logspace(", 0) == 0, lin = s.rfind("linspace(", 0) == 0;
+  if (!log && !lin) return {spec};
+  if (param.type == ParamType::Choice || param.type == ParamType::Bool)
+    throw InputError("'" + spec + "': " + param.name + " is not numeric");
+  if (s.back() != ')') throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n)");
+  std::vector<std::string> args;
+  std::stringstream in(s.substr(9, s.size() - 10));
+  for (std::string a; std::getline(in, a, ',');) args.push_back(a);
+  std::vector<std::optional<double>> v;
+  for (const auto& a : args) v.push_back(parse_double(a));
+  if (args.size() != 3 || !v[0] || !v[1] || !v[2] || !std::isfinite(*v[0]) || !std::isfinite(*v[1]))
+    throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n) with finite numbers a, b");
+  const double a = *v[0], b = *v[1], n = *v[2];
+  if (n < 1 || n != std::floor(n) || n > 1e6) throw InputError("'" + spec + "': n must be a positive integer");
+  if (log && (a <= 0 || b <= 0)) throw InputError("'" + spec + "': logspace needs a > 0 and b > 0");
+  const bool integral = param.type == ParamType::Int || param.type == ParamType::Count;
+  std::vector<std::string> out;
+  for (int i = 0; i < static_cast<int>(n); ++i) {
+    const double f = n > 1 ? i / (n - 1) : 0.0;
+    double x = i == n - 1 && n > 1 ? b : log ? a * std::pow(b / a, f) : a + (b - a) * f;
+    if (integral) x = std::round(x);
+    std::string t = format_number(x);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));  // rounding duplicates
+  }
+  return out;
+}
+
+Sweep parse_sweep(const std::string& text, const std::string& path, const std::string& profile,
+                  const std::vector<std::string>& sets, const Registry& registry) {
+  Reader r(path);
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    throw InputError(path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                     ": malformed TOML: " + std::string(e.description()));
+  }
+  r.allow_keys(doc, {"measure", "title", "runs", "seed", "params", "grid", "profile", "plot", "check"}, "top level");
+  Sweep s;
+  s.path = path;
+  s.name = std::filesystem::path(path).stem().string();
+  s.text = text;
+  if (!doc.contains("measure")) throw InputError(path + ": missing key 'measure' (e.g. measure = \"memory.error\")");
+  s.measure = r.string(doc.get("measure"), "measure");
+  const Measure* m = nullptr;
+  try {
+    m = &registry.get(s.measure);
+  } catch (const InputError& e) {
+    r.fail(doc.get("measure"), std::string("measure: ") + e.what());
+  }
+  r.set_measure(m);
+  if (auto v = doc.get("title")) s.title = r.string(v, "title");
+  if (auto v = doc.get("runs")) s.runs = r.integer(v, "runs", 1);
+  if (auto v = doc.get("seed")) s.seed = static_cast<uint64_t>(r.integer(v, "seed", 0));
+  if (auto v = doc.get("params")) r.params(v, "[params]", s);
+  if (auto v = doc.get("grid")) {
+    const std::size_t fixed = s.fixed.size();
+    r.grid(v, "[grid]", s);
+    if (s.fixed.size() != fixed) r.fail(v, "[grid]: a parameter is both fixed in [params] and set by the grid");
+  }
+  // Every profile is checked; the chosen one (if the file defines it) is applied.
+  if (auto v = doc.get("profile")) {
+    for (const auto& [name, node] : Reader::ordered(r.table(v, "[profile]"))) {
+      const std::string key = "[profile." + name + "]";
+      const auto& t = r.table(node, key);
+      r.allow_keys(t, {"title", "runs", "seed", "params", "grid"}, key);
+      Sweep scratch = s;
+      Sweep& target = name == profile ? s : scratch;
+      if (auto x = t.get("title")) target.title = r.string(x, key + " title");
+      if (auto x = t.get("runs")) target.runs = r.integer(x, key + " runs", 1);
+      if (auto x = t.get("seed")) target.seed = static_cast<uint64_t>(r.integer(x, key + " seed", 0));
+      if (auto x = t.get("params")) r.params(x, key + " params", target);
+      if (auto x = t.get("grid")) r.grid(x, key + " grid", target);
+      if (name == profile) s.profile = profile;
+    }
+  }
+  for (const auto& set : sets) {
+    const auto [k, val] = split_assignment(set);
+    const std::string key = "--set " + set;
+    if (k == "runs" || k == "seed") {
+      const auto x = parse_double(val);
+      if (!x || *x != std::floor(*x) || *x < (k == "runs" ? 1 : 0) || *x > 9.2e18)
+        throw InputError(path + ": " + key + ": expected an integer >= " + (k == "runs" ? "1" : "0"));
+      if (k == "runs") s.runs = static_cast<int64_t>(*x);
+      else s.seed = static_cast<uint64_t>(*x);
+      continue;
+    }
+    r.param(nullptr, k, key);
+    s.fixed[k] = val;
+    Reader::unset_axis(s, k);
+  }
+  if (auto v = doc.get("plot")) s.plot = r.plot(v);
+  if (auto v = doc.get("check")) {
+    const auto* arr = v->as_array();
+    if (!arr) r.fail(v, "check: use [[check]] tables, one per claim");
+    for (std::size_t i = 0; i < arr->size(); ++i) s.checks.push_back(r.check(arr->get(i), i));
+  }
+  expand_grid(s, *m);  // resolves every point now: bad values fail before anything runs
+  return s;
+}
+
+Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets,
+                 const Registry& registry) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path)) throw InputError(path + ": cannot read the sweep file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_sweep(text.str(), path, profile, sets, registry);
+}
+
+Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets) {
+  return load_sweep(path, profile, sets, builtin_registry());
+}
+
+std::vector<GridPoint> expand_grid(const Sweep& sweep, const Measure& measure) {
+  std::size_t total = 1;
+  for (const auto& axis : sweep.grid) total *= axis.values.size();
+  std::vector<GridPoint> points;
+  points.reserve(total);
+  std::map<std::string, std::size_t> seen;
+  std::vector<std::size_t> at(sweep.grid.size(), 0);  // odometer, last axis fastest
+  for (std::size_t i = 0; i < total; ++i) {
+    std::map<std::string, std::string> given = sweep.fixed;
+    given["runs"] = std::to_string(sweep.runs);
+    given["seed"] = std::to_string(sweep.seed);
+    std::string label;
+    for (std::size_t a = 0; a < sweep.grid.size(); ++a) {
+      const GridAxis& axis = sweep.grid[a];
+      if (axis.linked.empty()) {
+        given[axis.name] = axis.values[at[a]];
+      } else {
+        for (const auto& [name, value] : axis.linked[at[a]]) given[name] = value;
+      }
+      label += " " + axis.name + "=" + axis.values[at[a]];
+    }
+    const std::string context = sweep.path + (label.empty() ? ": [params]" : ": grid point" + label);
+    Params params = resolve_params(measure.params, given, context);
+    std::string key = params.canonical();
+    if (auto [it, fresh] = seen.emplace(key, i); !fresh)
+      throw InputError(context + ": same parameters as grid point #" + std::to_string(it->second + 1) + " (" +
+                       key + "); remove the duplicate value");
+    points.push_back(GridPoint{i, std::move(params), std::move(key)});
+    for (std::size_t a = sweep.grid.size(); a-- > 0;) {
+      if (++at[a] < sweep.grid[a].values.size()) break;
+      at[a] = 0;
+    }
+  }
+  return points;
+}
+
+}  // namespace scalinglab

@@ -16,15 +16,21 @@ struct RunOptions {
   bool quiet = false;           // no progress output
   int shard_index = 0, shard_count = 1;  // run tasks with (task index % count) == index
   SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
+  const Registry* registry = nullptr;  // where the sweep's measure lives; null: builtin_registry()
 };
 
 struct RunOutcome {
   std::string out_dir;
+  // Tasks of this run (of this shard for --shard), run now, and found done (resume; merged for merge).
   std::size_t tasks_total = 0, tasks_run = 0, tasks_skipped = 0;
   bool aggregated = false;       // false for a shard of n > 1
+  bool plotted = false;          // the plot was drawn (plot.svg/plot.png)
   std::vector<CheckResult> checks;
   bool all_passed() const;
 };
+
+// "DIR/: results.jsonl, summary.csv, ... (3 checks passed, 0 failed)": where the outputs went.
+std::string outcome_summary(const RunOutcome& outcome);
 
 // Runs the sweep. Bad input (unwritable directory, existing results without --resume, ...)
 // throws InputError before anything is written.
@@ -32,10 +38,15 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options);
 
 // After a run (or a merge): aggregate results.jsonl of `out_dir` into summary.csv, draw the plot,
 // evaluate the checks (written to checks.json) and return them.
-std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out_dir, bool quiet);
+// Prints nothing on stdout (callers print CheckResult::line()); warnings (missing tasks, no
+// gnuplot) go to stderr even when quiet.
+std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out_dir, bool quiet,
+                                      const Registry& registry = builtin_registry());
 
 // Joins the results of shard directories into `out_dir` (each task once; conflicting duplicates
 // are an error), then finishes the sweep read from the first shard's sweep.toml/run.json.
-RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool quiet);
+// `out_dir` may be one of the shards, and results already in it are kept (merging is idempotent).
+RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool quiet,
+                        const Registry& registry = builtin_registry());
 
 }  // namespace scalinglab

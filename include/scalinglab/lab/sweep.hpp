@@ -13,9 +13,13 @@
 namespace scalinglab {
 
 // One grid axis: values as text ("10", "inf", "q0"), already expanded from logspace/linspace.
+// A linked axis (`scheme = [{ scheme = "q0", rho = 0 }, { scheme = "rho", rho = 1 }]`) sets several
+// parameters together: element i sets linked[i], and values[i] is its label (the value it gives the
+// axis's own parameter).
 struct GridAxis {
   std::string name;
   std::vector<std::string> values;
+  std::vector<std::map<std::string, std::string>> linked;  // empty for a plain axis
 };
 
 // A theory curve drawn on the plot: a formula of the x parameter and of any other parameter of
@@ -72,6 +76,7 @@ struct Sweep {
   std::optional<PlotSpec> plot;
   std::vector<CheckSpec> checks;
   std::string profile;  // profile applied ("" = none)
+  std::string text;     // the file's verbatim contents (copied into results dirs as sweep.toml)
 };
 
 // Loads and validates a sweep file. `profile` (e.g. "quick", "paper"; "" for none) applies the
@@ -79,6 +84,12 @@ struct Sweep {
 // the grid axis of that name), or `runs` and `seed`. Throws InputError naming file and key.
 Sweep load_sweep(const std::string& path, const std::string& profile = "",
                  const std::vector<std::string>& sets = {});
+// The same against another registry (tests, embedders).
+Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets,
+                 const Registry& registry);
+// Parses sweep text as if read from `path` (which names the sweep and prefixes error messages).
+Sweep parse_sweep(const std::string& text, const std::string& path, const std::string& profile,
+                  const std::vector<std::string>& sets, const Registry& registry);
 
 // Expands "logspace(a, b, n)" (n log-spaced values from a to b; rounded when the parameter is an
 // integer type), "linspace(a, b, n)", or a single value into text values.
@@ -92,6 +103,7 @@ struct GridPoint {
 };
 
 // All grid points in order (fixed parameters merged in, formulas evaluated, ranges checked).
+// Two points with the same key are an InputError (a task is identified by key and run).
 std::vector<GridPoint> expand_grid(const Sweep& sweep, const Measure& measure);
 
 // How a sweep was loaded: enough to load it again exactly (the results directory keeps a verbatim
