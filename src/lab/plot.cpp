@@ -354,6 +354,20 @@ std::optional<std::string> run_gnuplot(const std::string& gnuplot, const std::st
 
 bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
 
+bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
+  const std::string gnuplot = find_on_path("gnuplot");
+  if (gnuplot.empty()) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) warn("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
+    return false;
+  }
+  if (auto failure = run_gnuplot(gnuplot, out_dir, name)) {
+    warn("gnuplot failed on " + (fs::path(out_dir) / name).string() + ".gp: " + *failure);
+    return false;
+  }
+  return true;
+}
+
 bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_dir, const std::string& name,
                const std::string& title) {
   try {
@@ -378,17 +392,7 @@ bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_
     write_dat(base.string() + ".dat", plot, curves);
     write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves);
 
-    const std::string gnuplot = find_on_path("gnuplot");
-    if (gnuplot.empty()) {
-      static std::atomic<bool> warned{false};
-      if (!warned.exchange(true)) warn("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
-      return false;
-    }
-    if (auto failure = run_gnuplot(gnuplot, out_dir, name)) {
-      warn("gnuplot failed on " + base.string() + ".gp: " + *failure);
-      return false;
-    }
-    return true;
+    return run_gnuplot_script(out_dir, name);
   } catch (const std::exception& e) {
     warn("plot " + name + " not drawn: " + e.what());
     return false;

@@ -17,6 +17,7 @@
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/lab/aggregate.hpp"
 #include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/heatmap.hpp"
 #include "scalinglab/lab/plot.hpp"
 #include "scalinglab/lab/progress.hpp"
 #include "scalinglab/lab/results.hpp"
@@ -148,8 +149,14 @@ Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registr
                  expected - present, expected);
   write_csv(table, (dir / "summary.csv").string());
   Finished f;
-  if (sweep.plot)
-    f.plotted = draw_plot(*sweep.plot, table, dir.string(), "plot", sweep.title.empty() ? sweep.name : sweep.title);
+  const std::string title = sweep.title.empty() ? sweep.name : sweep.title;
+  if (sweep.plot && sweep.plot->kind == "heatmap") {
+    std::vector<std::string> axes;
+    for (const auto& a : sweep.grid) axes.push_back(a.name);
+    f.plotted = draw_heatmaps(*sweep.plot, points, results, axes, dir.string(), "plot", title);
+  } else if (sweep.plot) {
+    f.plotted = draw_plot(*sweep.plot, table, dir.string(), "plot", title);
+  }
   f.checks = evaluate_checks(sweep, table);
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : f.checks) checks.push_back(c.to_json());

@@ -203,10 +203,36 @@ class Reader {
     axis.linked.push_back(std::move(set));
   }
 
+  // [plot] kind = "heatmap": matrix (a series metric), rows and cols (parameters), title, where.
+  PlotSpec heatmap(const toml::node* n, const toml::table& t, PlotSpec p) const {
+    for (const char* key : {"matrix", "rows", "cols"})
+      if (!t.contains(key)) fail(n, std::string("[plot] heatmap: needs ") + key);
+    for (const char* key : {"x", "y", "series", "log", "band", "reference"})
+      if (t.contains(key)) fail(t.get(key), std::string("[plot] heatmap: '") + key + "' applies to line plots only");
+    p.matrix = string(t.get("matrix"), "[plot] matrix");
+    bool is_series = false;
+    for (const auto& mm : m_->metrics) is_series = is_series || (mm.series && mm.name == p.matrix);
+    if (!is_series) fail(t.get("matrix"), "[plot] matrix: '" + p.matrix + "' is not a series metric of " + m_->name);
+    param(t.get("rows"), p.rows = string(t.get("rows"), "[plot] rows"), "[plot] rows");
+    param(t.get("cols"), p.cols = string(t.get("cols"), "[plot] cols"), "[plot] cols");
+    if (auto v = t.get("title")) p.title = string(v, "[plot] title");
+    if (auto v = t.get("xlabel")) p.xlabel = string(v, "[plot] xlabel");
+    if (auto v = t.get("ylabel")) p.ylabel = string(v, "[plot] ylabel");
+    if (auto v = t.get("where")) p.where = where(v, "[plot]");
+    return p;
+  }
+
   PlotSpec plot(const toml::node* n) const {
     const auto& t = table(n, "[plot]");
-    allow_keys(t, {"x", "y", "series", "log", "title", "xlabel", "ylabel", "band", "where", "reference"}, "[plot]");
+    allow_keys(t, {"kind", "matrix", "rows", "cols", "x", "y", "series", "log", "title", "xlabel", "ylabel", "band",
+                   "where", "reference"},
+               "[plot]");
     PlotSpec p;
+    if (auto v = t.get("kind")) {
+      p.kind = string(v, "[plot] kind");
+      if (p.kind != "lines" && p.kind != "heatmap") fail(v, "[plot] kind: expected \"lines\" or \"heatmap\"");
+    }
+    if (p.kind == "heatmap") return heatmap(n, t, std::move(p));
     if (!t.contains("x") || !t.contains("y")) fail(n, "[plot]: needs x (a parameter) and y (a metric)");
     p.x = string(t.get("x"), "[plot] x");
     param(t.get("x"), p.x, "[plot] x");

@@ -31,6 +31,11 @@ struct ReferenceCurve {
 };
 
 struct PlotSpec {
+  // "lines": means vs x per series (below). "heatmap": one panel per selected grid point showing a
+  // series metric (`matrix`) reshaped to rows x cols, with the shape read from two parameters;
+  // the first run of each point is drawn (a picture of one realisation, as in the papers).
+  std::string kind = "lines";
+  std::string matrix, rows, cols;  // heatmap only
   std::string x, y;          // parameter on the x axis, metric on the y axis
   std::string series;        // parameter distinguishing curves (optional)
   bool logx = false, logy = false;

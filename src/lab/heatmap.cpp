@@ -1,0 +1,134 @@
+#include "scalinglab/lab/heatmap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "scalinglab/lab/plot.hpp"
+
+namespace scalinglab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Panel {
+  std::string title;
+  std::size_t rows = 0, cols = 0;
+  const std::vector<double>* values = nullptr;
+};
+
+bool matches(const Params& p, const std::map<std::string, std::string>& where) {
+  for (const auto& [name, value] : where) {
+    if (!p.has(name)) return false;
+    const auto& e = p.entry(name);
+    if (e.text != value && e.given != value) return false;
+  }
+  return true;
+}
+
+const std::vector<double>* first_run_series(const std::vector<TaskResult>& results, const std::string& key,
+                                            const std::string& metric) {
+  const TaskResult* best = nullptr;
+  for (const auto& r : results)
+    if (r.key == key && (!best || r.run < best->run)) best = &r;
+  if (!best) return nullptr;
+  for (const auto& [name, values] : best->record.series)
+    if (name == metric) return &values;
+  return nullptr;
+}
+
+std::string gp_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, const std::vector<TaskResult>& results,
+                   const std::vector<std::string>& axes, const std::string& out_dir, const std::string& name,
+                   const std::string& title) {
+  std::vector<Panel> panels;
+  for (const auto& pt : points) {
+    if (!matches(pt.params, plot.where)) continue;
+    const auto* values = first_run_series(results, pt.key, plot.matrix);
+    if (!values) continue;
+    Panel panel;
+    panel.rows = static_cast<std::size_t>(pt.params.real(plot.rows));
+    panel.cols = static_cast<std::size_t>(pt.params.real(plot.cols));
+    if (panel.rows * panel.cols != values->size()) {
+      std::fprintf(stderr, "scalinglab: warning: heatmap %s: %s has %zu values, not %s x %s = %zu; skipped\n",
+                   name.c_str(), plot.matrix.c_str(), values->size(), plot.rows.c_str(), plot.cols.c_str(),
+                   panel.rows * panel.cols);
+      continue;
+    }
+    panel.values = values;
+    for (const auto& axis : axes) {
+      const auto& e = pt.params.entry(axis);
+      panel.title += (panel.title.empty() ? "" : ", ") + axis + " = " + (e.given.empty() ? e.text : e.given);
+    }
+    panels.push_back(panel);
+  }
+  if (panels.empty()) {
+    std::fprintf(stderr, "scalinglab: warning: heatmap %s: no grid point has a '%s' series to draw\n", name.c_str(),
+                 plot.matrix.c_str());
+    return false;
+  }
+  fs::create_directories(out_dir);
+  const fs::path base = fs::path(out_dir) / name;
+  {
+    // One gnuplot "matrix" block per panel, separated by two blank lines (index i).
+    std::ofstream dat(base.string() + ".dat");
+    dat << "# " << plot.matrix << " (" << plot.rows << " rows x " << plot.cols << " columns), one block per panel\n";
+    for (const auto& p : panels) {
+      dat << "# " << p.title << "\n";
+      for (std::size_t r = 0; r < p.rows; ++r) {
+        for (std::size_t c = 0; c < p.cols; ++c) dat << (c ? " " : "") << (*p.values)[r * p.cols + c];
+        dat << "\n";
+      }
+      dat << "\n\n";
+    }
+  }
+  const std::size_t n = panels.size();
+  const auto ncols = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+  const std::size_t nrows = (n + ncols - 1) / ncols;
+  const int width = static_cast<int>(380 * ncols + 40), height = static_cast<int>(260 * nrows + 60);
+  // The same multiplot is drawn twice, for the SVG and the PNG terminal.
+  auto multiplot = [&](std::ostream& gp) {
+    gp << "set multiplot layout " << nrows << "," << ncols << " title "
+       << gp_quoted(plot.title.empty() ? title : plot.title) << "\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& p = panels[i];
+      double amax = 0;
+      for (double v : *p.values) amax = std::max(amax, std::fabs(v));
+      if (!(amax > 0)) amax = 1;  // symmetric colour range: white is 0
+      gp << "set title " << gp_quoted(p.title) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
+         << "set cbtics (" << -amax << ", 0, " << amax << ") format \"%.2g\"\n"
+         << "set xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n"
+         << "plot " << gp_quoted(name + ".dat") << " index " << i << " matrix with image\n";
+    }
+    gp << "unset multiplot\n";
+  };
+  {
+    std::ofstream gp(base.string() + ".gp");
+    gp << "# Heat maps of " << plot.matrix << "; rerun with: gnuplot " << name << ".gp\n"
+       << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
+       << "set output " << gp_quoted(name + ".svg") << "\n"
+       << "set palette defined (-1 \"#2166ac\", 0 \"#f7f7f7\", 1 \"#b2182b\")\n"
+       << "unset key\nset tics out nomirror\nset size ratio -1\n"
+       << "set xlabel " << gp_quoted(plot.xlabel.empty() ? plot.cols : plot.xlabel) << "\nset ylabel "
+       << gp_quoted(plot.ylabel.empty() ? plot.rows : plot.ylabel) << "\n";
+    multiplot(gp);
+    gp << "\nset terminal pngcairo size " << width << "," << height << " enhanced font \"Helvetica,11\"\n"
+       << "set output " << gp_quoted(name + ".png") << "\n";
+    multiplot(gp);
+    gp << "unset output\n";
+  }
+  return run_gnuplot_script(out_dir, name);
+}
+
+}  // namespace scalinglab
