@@ -23,6 +23,22 @@ def memory_error(p, labels, q, generator):
     return float(p[~correct].sum())
 
 
+def small_run(generator, N=100, M=5, d=64, T=1000, alpha=2.0):
+    """One run of the whole measure at small sizes: sample T Zipf inputs, store the seen ones (q0)."""
+    x = torch.arange(N)
+    p = (x + 1.0) ** -alpha
+    p /= p.sum()
+    labels = x % M
+    sample = torch.multinomial(p, T, replacement=True, generator=generator)
+    q = (torch.bincount(sample, minlength=N) > 0).float()
+    E = torch.randn(N, d, generator=generator) / d**0.5
+    U = torch.nn.functional.normalize(torch.randn(M, d, generator=generator), dim=1)
+    W = (U[labels] * q[:, None]).T @ E
+    scores = E @ W.T @ U.T
+    correct = scores.argmax(dim=1) == labels
+    return float(p[~correct].sum())
+
+
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     threads = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -38,8 +54,16 @@ def main():
         t0 = time.perf_counter()
         err = memory_error(p, labels, q, g)
         times.append(time.perf_counter() - t0)
+    small_runs, small_times, small_err = 2000, [], 0.0
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(small_runs):
+            small_err += small_run(g)
+        small_times.append((time.perf_counter() - t0) / small_runs)
     print(json.dumps({"impl": "torch", "threads": threads, "reps": reps, "error": err,
-                      "seconds_total": statistics.median(times), "torch": torch.__version__}))
+                      "seconds_total": statistics.median(times), "torch": torch.__version__,
+                      "small_seconds_per_run": statistics.median(small_times),
+                      "small_error": small_err / (small_runs * reps)}))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,16 @@ uint64_t stable_hash(std::string_view s) {
   return mix64(h);
 }
 
+#if defined(__AVX512F__)
+namespace {
+inline void mulhilo16(__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
+  const __m512i even = _mm512_mul_epu32(a, m);
+  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+  lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+}
+}  // namespace
+#endif
 #if defined(__AVX2__)
 namespace {
 // 32 x 32 -> 64-bit products of the 8 lanes of a by m: returns (hi, lo) 32-bit halves per lane.
@@ -44,10 +54,10 @@ inline void mulhilo8(__m256i a, __m256i m, __m256i& hi, __m256i& lo) {
 
 void Stream::refill() {
   // Structure-of-arrays Philox4x32-10 over kBlocks consecutive counters (same maths as philox4x32,
-  // checked against it by the tests); AVX2 computes 8 blocks per instruction.
+  // checked against it by the tests); AVX-512 / AVX2 compute 16 / 8 blocks per instruction.
   constexpr uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
   constexpr uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
-  alignas(32) uint32_t c0[kBlocks], c1[kBlocks], c2[kBlocks], c3[kBlocks];
+  alignas(64) uint32_t c0[kBlocks], c1[kBlocks], c2[kBlocks], c3[kBlocks];
   for (int j = 0; j < kBlocks; ++j) {
     const uint64_t ctr = counter_ + static_cast<uint64_t>(j);
     c0[j] = static_cast<uint32_t>(ctr);
@@ -56,7 +66,31 @@ void Stream::refill() {
     c3[j] = 0;
   }
   uint32_t k0 = static_cast<uint32_t>(key_), k1 = static_cast<uint32_t>(key_ >> 32);
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+  static_assert(kBlocks % 16 == 0);
+  for (int v = 0; v < kBlocks; v += 16) {
+    __m512i x0 = _mm512_load_si512(c0 + v), x1 = _mm512_load_si512(c1 + v);
+    __m512i x2 = _mm512_load_si512(c2 + v), x3 = _mm512_load_si512(c3 + v);
+    const __m512i m0 = _mm512_set1_epi64(M0), m1 = _mm512_set1_epi64(M1);
+    uint32_t a = k0, b = k1;
+    for (int round = 0; round < 10; ++round) {
+      __m512i hi0, lo0, hi1, lo1;
+      mulhilo16(x0, m0, hi0, lo0);
+      mulhilo16(x2, m1, hi1, lo1);
+      const __m512i ka = _mm512_set1_epi32(static_cast<int>(a)), kb = _mm512_set1_epi32(static_cast<int>(b));
+      x0 = _mm512_xor_si512(_mm512_xor_si512(hi1, x1), ka);
+      x1 = lo1;
+      x2 = _mm512_xor_si512(_mm512_xor_si512(hi0, x3), kb);
+      x3 = lo0;
+      a += W0;
+      b += W1;
+    }
+    _mm512_store_si512(c0 + v, x0);
+    _mm512_store_si512(c1 + v, x1);
+    _mm512_store_si512(c2 + v, x2);
+    _mm512_store_si512(c3 + v, x3);
+  }
+#elif defined(__AVX2__)
   static_assert(kBlocks % 8 == 0);
   for (int v = 0; v < kBlocks; v += 8) {
     __m256i x0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(c0 + v));

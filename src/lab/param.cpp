@@ -21,25 +21,34 @@ const char* type_name(ParamType t) {
   return "?";
 }
 
+namespace {
+ParamSpec make_spec(std::string name, ParamType type, std::string def, std::string doc) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = type;
+  s.default_value = std::move(def);
+  s.doc = std::move(doc);
+  return s;
+}
+}  // namespace
+
 ParamSpec int_param(std::string name, std::string def, std::string doc, double lo, double hi) {
-  ParamSpec s{std::move(name), ParamType::Int, std::move(def), std::move(doc)};
-  return s.range(lo, hi);
+  return make_spec(std::move(name), ParamType::Int, std::move(def), std::move(doc)).range(lo, hi);
 }
 ParamSpec real_param(std::string name, std::string def, std::string doc, double lo, double hi) {
-  ParamSpec s{std::move(name), ParamType::Real, std::move(def), std::move(doc)};
-  return s.range(lo, hi);
+  return make_spec(std::move(name), ParamType::Real, std::move(def), std::move(doc)).range(lo, hi);
 }
 ParamSpec count_param(std::string name, std::string def, std::string doc, double lo) {
-  ParamSpec s{std::move(name), ParamType::Count, std::move(def), std::move(doc)};
-  return s.range(lo, std::numeric_limits<double>::infinity());
+  return make_spec(std::move(name), ParamType::Count, std::move(def), std::move(doc))
+      .range(lo, std::numeric_limits<double>::infinity());
 }
 ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices, std::string doc) {
-  ParamSpec s{std::move(name), ParamType::Choice, std::move(def), std::move(doc)};
+  ParamSpec s = make_spec(std::move(name), ParamType::Choice, std::move(def), std::move(doc));
   s.choices = std::move(choices);
   return s;
 }
 ParamSpec bool_param(std::string name, std::string def, std::string doc) {
-  return ParamSpec{std::move(name), ParamType::Bool, std::move(def), std::move(doc)};
+  return make_spec(std::move(name), ParamType::Bool, std::move(def), std::move(doc));
 }
 
 std::string format_number(double x) {

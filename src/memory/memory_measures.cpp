@@ -34,15 +34,16 @@ struct MemoryRun {
   ZipfTask task;
   std::vector<double> q;
   double unseen = 0;
-  Embeddings emb;
+  Embeddings& emb;  // per-thread storage reused across runs
 };
 
 MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
+  thread_local Embeddings storage;
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const auto M = static_cast<std::size_t>(prm.integer("M"));
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double T = prm.count("T");
-  MemoryRun run;
+  MemoryRun run{{}, {}, 0.0, storage};
   Stream label_stream = stream.substream(kLabelStream);
   run.task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);
   SchemeParams sp{parse_scheme(prm.choice("scheme")), prm.real("rho"), static_cast<std::size_t>(prm.real("P"))};
@@ -56,8 +57,8 @@ MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
       if (counts[x] == 0) run.unseen += run.task.p[x];
   }
   Stream emb_stream = stream.substream(kEmbeddingStream);
-  run.emb = draw_embeddings(N, M, d, parse_embedding_dist(prm.choice("e_dist")),
-                            parse_embedding_dist(prm.choice("u_dist")), emb_stream);
+  draw_embeddings(N, M, d, parse_embedding_dist(prm.choice("e_dist")), parse_embedding_dist(prm.choice("u_dist")),
+                  emb_stream, run.emb);
   return run;
 }
 

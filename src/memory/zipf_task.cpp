@@ -11,7 +11,16 @@ ZipfTask make_zipf_task(std::size_t N, std::size_t M, double alpha, const std::s
   t.N = N;
   t.M = M;
   t.alpha = alpha;
-  t.p = zipf_probabilities(N, alpha);
+  // Many runs share (N, alpha): keep the last probabilities per thread instead of N pow() calls.
+  thread_local std::size_t cached_N = 0;
+  thread_local double cached_alpha = -1;
+  thread_local std::vector<double> cached_p;
+  if (cached_N != N || cached_alpha != alpha) {
+    cached_p = zipf_probabilities(N, alpha);
+    cached_N = N;
+    cached_alpha = alpha;
+  }
+  t.p = cached_p;
   t.label.resize(N);
   if (labels == "mod") {
     for (std::size_t x = 0; x < N; ++x) t.label[x] = static_cast<uint32_t>(x % M);

@@ -68,3 +68,14 @@ TEST(Stream, BelowIsUniform) {
   for (int i = 0; i < 70000; ++i) ++hits[s.below(7)];
   for (int h : hits) EXPECT_NEAR(h, 10000, 400);
 }
+
+TEST(Stream, BufferedBlocksEqualTheScalarBlockFunction) {
+  // The stream's vectorised refill must produce exactly philox4x32(counter i, key) for i = 0, 1, ...
+  for (uint64_t key : {0ULL, 42ULL, 0xDEADBEEFCAFEF00DULL}) {
+    Stream s(key);
+    for (uint32_t block = 0; block < 100; ++block) {
+      const auto expect = philox4x32({block, 0, 0, 0}, {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
+      for (int w = 0; w < 4; ++w) ASSERT_EQ(s.next_u32(), expect[w]) << "key " << key << " block " << block;
+    }
+  }
+}

@@ -26,7 +26,9 @@ HandTable power_law_table() {
 Sweep sweep_with(CheckSpec check) {
   Sweep s;
   s.name = "test";
-  s.grid = {{"d", {}}, {"T", {}}};
+  s.grid.resize(2);
+  s.grid[0].name = "d";
+  s.grid[1].name = "T";
   check.claim = "claim";
   s.checks.push_back(std::move(check));
   return s;

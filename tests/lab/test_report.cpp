@@ -76,8 +76,9 @@ TEST_F(ReproduceTest, RunsEverySweepAndWritesTheReport) {
   EXPECT_NE(md.find("| **FAIL** |"), std::string::npos) << md;
   EXPECT_NE(md.find("`-1 +- 0.05`"), std::string::npos) << md;
   EXPECT_TRUE(fs::exists(root / "out" / "report.html"));
-  if (fs::exists(root / "out" / "a-true" / "plot.png"))
+  if (fs::exists(root / "out" / "a-true" / "plot.png")) {
     EXPECT_NE(md.find("![a-true](a-true/plot.png)"), std::string::npos) << md;
+  }
 
   // Running again into the same folder needs --resume (refused before anything runs).
   EXPECT_THROW(reproduce(options), InputError);

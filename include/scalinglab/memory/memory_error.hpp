@@ -28,9 +28,16 @@ struct Embeddings {
   MatrixRF U;  // M x d
 };
 
-// Draws E then U from `s` (the caller passes a dedicated substream).
-Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist,
-                           EmbeddingDist u_dist, Stream& s);
+// Draws E then U from `s` (the caller passes a dedicated substream) into `out`, reusing its
+// storage when the shapes are unchanged (no page faults on large E in repeated runs).
+void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
+                     Stream& s, Embeddings& out);
+inline Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist,
+                                  EmbeddingDist u_dist, Stream& s) {
+  Embeddings emb;
+  draw_embeddings(N, M, d, e_dist, u_dist, s, emb);
+  return emb;
+}
 
 // Scratch buffers reused across calls (allocation-free in steady state).
 struct ErrorWorkspace {
