@@ -97,6 +97,12 @@ double check_number(const ParamSpec& s, double v, const std::string& context, co
 
 }  // namespace
 
+std::string canonical_text(const ParamSpec& s, double v) {
+  if ((s.type == ParamType::Int || s.type == ParamType::Count) && std::isfinite(v) && std::fabs(v) < 9e15)
+    return std::to_string(static_cast<long long>(v));
+  return format_number(v);
+}
+
 std::pair<std::string, std::string> split_assignment(const std::string& arg) {
   const auto eq = arg.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -149,7 +155,7 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::s
           formulas.push_back(p.entries_.size());
         } else {
           e.number = check_number(s, *v, context, raw);
-          e.text = format_number(e.number);
+          e.text = canonical_text(s, e.number);
         }
       }
     }
@@ -166,7 +172,7 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::s
     });
     if (e.spec->type != ParamType::Real && std::isfinite(v)) v = std::floor(v + 1e-9);
     e.number = check_number(*e.spec, v, context, "'" + e.given + "' (= " + format_number(v) + ")");
-    e.text = format_number(e.number);
+    e.text = canonical_text(*e.spec, e.number);
   }
   return p;
 }

@@ -127,7 +127,7 @@ class Reader {
     std::string t = text(n, key);
     if (p.type == ParamType::Bool) return (t == "true" || t == "1" || t == "yes") ? "true" : "false";
     if (p.type == ParamType::Choice) return t;
-    if (auto v = parse_double(t)) return format_number(*v);
+    if (auto v = parse_double(t)) return canonical_text(p, *v);
     return t;
   }
   std::map<std::string, std::string> where(const toml::node* n, const std::string& key) const {
@@ -366,7 +366,7 @@ std::vector<std::string> expand_values(const std::string& spec, const ParamSpec&
     const double f = n > 1 ? i / (n - 1) : 0.0;
     double x = i == n - 1 && n > 1 ? b : log ? a * std::pow(b / a, f) : a + (b - a) * f;
     if (integral) x = std::round(x);
-    std::string t = format_number(x);
+    std::string t = canonical_text(param, x);
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));  // rounding duplicates
   }
   return out;

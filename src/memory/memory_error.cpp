@@ -13,17 +13,68 @@ EmbeddingDist parse_embedding_dist(const std::string& name) {
 }
 
 namespace {
-void fill(MatrixRF& m, std::size_t rows, std::size_t d, EmbeddingDist dist, Stream& s) {
-  m.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
-  s.fill_normal(m.data(), rows * d, 1.0f / std::sqrt(static_cast<float>(d)));
-  if (dist == EmbeddingDist::sphere) m.rowwise().normalize();
+
+enum : uint64_t { kEStream = 1, kUStream = 2 };
+
+void fill_rows(float* out, std::size_t rows, std::size_t d, EmbeddingDist dist, Stream& s) {
+  s.fill_normal(out, rows * d, 1.0f / std::sqrt(static_cast<float>(d)));
+  if (dist == EmbeddingDist::sphere) {
+    Eigen::Map<MatrixRF> m(out, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
+    m.rowwise().normalize();
+  }
 }
+
+// Rows [b * kEmbeddingBlock, ...) of E, `rows` of them, into `out`.
+void fill_block(float* out, std::size_t b, std::size_t rows, std::size_t d, EmbeddingDist dist, const Stream& e) {
+  Stream block = e.substream(b);
+  fill_rows(out, rows, d, dist, block);
+}
+
+void fill_u(MatrixRF& U, std::size_t M, std::size_t d, EmbeddingDist dist, const Stream& s) {
+  U.resize(static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(d));
+  Stream u = s.substream(kUStream);
+  fill_rows(U.data(), M, d, dist, u);
+}
+
+// B[f*(x)] += q(x)/qmax e_x for the rows x0.. of a block of E.
+void accumulate(MatrixRF& B, const ZipfTask& task, const std::vector<double>& q, double qmax,
+                const Eigen::Ref<const MatrixRF>& rows, std::size_t x0) {
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    const std::size_t x = x0 + static_cast<std::size_t>(i);
+    const double w = q[x] / qmax;
+    if (w != 0) B.row(task.label[x]) += static_cast<float>(w) * rows.row(i);
+  }
+}
+
+// p-mass of the inputs x0.. whose true class does not have the strictly largest score.
+double mistakes(const Eigen::MatrixXf& scores, Eigen::Index cols, const ZipfTask& task, std::size_t x0) {
+  const Eigen::Index M = scores.rows();
+  double error = 0;
+  for (Eigen::Index c = 0; c < cols; ++c) {
+    const float* s = scores.col(c).data();
+    const std::size_t x = x0 + static_cast<std::size_t>(c);
+    const uint32_t y = task.label[x];
+    float best_other = -INFINITY;
+    for (Eigen::Index z = 0; z < M; ++z)
+      if (z != y) best_other = std::max(best_other, s[z]);
+    if (!(s[y] > best_other)) error += task.p[x];
+  }
+  return error;
+}
+
+// argmax is invariant to scaling q by a positive constant: normalise to max 1 so that tiny
+// weights such as p(x)^rho stay far from float underflow.
+double max_weight(const std::vector<double>& q) { return q.empty() ? 0.0 : *std::max_element(q.begin(), q.end()); }
+
 }  // namespace
 
 void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
                      Stream& s, Embeddings& out) {
-  fill(out.E, N, d, e_dist, s);
-  fill(out.U, M, d, u_dist, s);
+  out.E.resize(static_cast<Eigen::Index>(N), static_cast<Eigen::Index>(d));
+  const Stream e = s.substream(kEStream);
+  for (std::size_t b = 0, x0 = 0; x0 < N; ++b, x0 += kEmbeddingBlock)
+    fill_block(out.E.data() + x0 * d, b, std::min(kEmbeddingBlock, N - x0), d, e_dist, e);
+  fill_u(out.U, M, d, u_dist, s);
 }
 
 double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws) {
@@ -31,27 +82,46 @@ double memory_error(const ZipfTask& task, const std::vector<double>& q, const Em
   const Eigen::Index d = emb.E.cols();
   if (emb.E.rows() != N || emb.U.rows() != M || emb.U.cols() != d || static_cast<Eigen::Index>(q.size()) != N)
     throw std::invalid_argument("memory_error: shapes do not match");
-  // argmax is invariant to scaling q by a positive constant: normalise to max 1 so that tiny
-  // weights such as p(x)^rho stay far from float underflow.
-  const double qmax = *std::max_element(q.begin(), q.end());
+  const double qmax = max_weight(q);
   if (!(qmax > 0)) return 1.0;  // empty memory: every score is 0, a tie everywhere
   ws.B.setZero(M, d);
-  for (Eigen::Index x = 0; x < N; ++x) {
-    const double w = q[static_cast<std::size_t>(x)] / qmax;
-    if (w != 0) ws.B.row(task.label[static_cast<std::size_t>(x)]) += static_cast<float>(w) * emb.E.row(x);
-  }
+  accumulate(ws.B, task, q, qmax, emb.E, 0);
   const MatrixRF G = emb.U * emb.U.transpose();  // M x M
   ws.C.noalias() = G * ws.B;                      // rows: c_y = sum_z <u_y, u_z> b_z
   ws.scores.resize(M, N);
   ws.scores.noalias() = ws.C * emb.E.transpose();  // the one large product (BLAS sgemm)
+  return mistakes(ws.scores, N, task, 0);
+}
+
+double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q, std::size_t d, EmbeddingDist e_dist,
+                             EmbeddingDist u_dist, const Stream& s, ErrorWorkspace& ws) {
+  const std::size_t N = task.N;
+  const auto M = static_cast<Eigen::Index>(task.M), D = static_cast<Eigen::Index>(d);
+  if (q.size() != N) throw std::invalid_argument("memory_error_streamed: shapes do not match");
+  const double qmax = max_weight(q);
+  if (!(qmax > 0)) return 1.0;
+  fill_u(ws.U, task.M, d, u_dist, s);
+  const Stream e = s.substream(kEStream);
+  ws.block.resize(static_cast<Eigen::Index>(kEmbeddingBlock), D);
+  ws.B.setZero(M, D);
+  for (std::size_t b = 0, x0 = 0; x0 < N; ++b, x0 += kEmbeddingBlock) {
+    const std::size_t rows = std::min(kEmbeddingBlock, N - x0);
+    // Blocks with nothing stored add nothing to B (common: a threshold scheme stores few inputs).
+    if (std::all_of(q.begin() + static_cast<std::ptrdiff_t>(x0), q.begin() + static_cast<std::ptrdiff_t>(x0 + rows),
+                    [](double w) { return w == 0; }))
+      continue;
+    fill_block(ws.block.data(), b, rows, d, e_dist, e);
+    accumulate(ws.B, task, q, qmax, ws.block.topRows(static_cast<Eigen::Index>(rows)), x0);
+  }
+  const MatrixRF G = ws.U * ws.U.transpose();
+  ws.C.noalias() = G * ws.B;
   double error = 0;
-  for (Eigen::Index x = 0; x < N; ++x) {
-    const float* s = ws.scores.col(x).data();
-    const uint32_t y = task.label[static_cast<std::size_t>(x)];
-    float best_other = -INFINITY;
-    for (Eigen::Index z = 0; z < M; ++z)
-      if (z != y) best_other = std::max(best_other, s[z]);
-    if (!(s[y] > best_other)) error += task.p[static_cast<std::size_t>(x)];
+  ws.scores.resize(M, static_cast<Eigen::Index>(kEmbeddingBlock));
+  for (std::size_t b = 0, x0 = 0; x0 < N; ++b, x0 += kEmbeddingBlock) {
+    const auto rows = static_cast<Eigen::Index>(std::min(kEmbeddingBlock, N - x0));
+    fill_block(ws.block.data(), b, static_cast<std::size_t>(rows), d, e_dist, e);
+    ws.scores.leftCols(rows).noalias() = ws.C * ws.block.topRows(rows).transpose();
+    error += mistakes(ws.scores, rows, task, x0);
   }
   return error;
 }

@@ -28,22 +28,25 @@ std::vector<ParamSpec> data_params() {
   };
 }
 
-// One run's ingredients: the task, the scheme's weights q from fresh data (or the population) and
-// the embeddings, each from its own substream.
+// Above this many entries of E (128 MB in float), a run is evaluated block by block instead of
+// holding E; both paths see the same embeddings (see kEmbeddingBlock).
+constexpr double kMaterialisedEntries = 32.0 * 1024 * 1024;
+
+// One run's ingredients: the task and the scheme's weights q from fresh data (or the population),
+// each from its own substream; embeddings come from the substream kEmbeddingStream.
 struct MemoryRun {
   ZipfTask task;
   std::vector<double> q;
   double unseen = 0;
-  Embeddings& emb;  // per-thread storage reused across runs
+  EmbeddingDist e_dist = EmbeddingDist::gaussian, u_dist = EmbeddingDist::sphere;
+  Stream embeddings;
 };
 
 MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
-  thread_local Embeddings storage;
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const auto M = static_cast<std::size_t>(prm.integer("M"));
-  const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double T = prm.count("T");
-  MemoryRun run{{}, {}, 0.0, storage};
+  MemoryRun run;
   Stream label_stream = stream.substream(kLabelStream);
   run.task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);
   SchemeParams sp{parse_scheme(prm.choice("scheme")), prm.real("rho"), static_cast<std::size_t>(prm.real("P"))};
@@ -56,19 +59,29 @@ MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
     for (std::size_t x = 0; x < N; ++x)
       if (counts[x] == 0) run.unseen += run.task.p[x];
   }
-  Stream emb_stream = stream.substream(kEmbeddingStream);
-  draw_embeddings(N, M, d, parse_embedding_dist(prm.choice("e_dist")), parse_embedding_dist(prm.choice("u_dist")),
-                  emb_stream, run.emb);
+  run.e_dist = parse_embedding_dist(prm.choice("e_dist"));
+  run.u_dist = parse_embedding_dist(prm.choice("u_dist"));
+  run.embeddings = stream.substream(kEmbeddingStream);
   return run;
 }
 
+// Materialised embeddings, in per-thread storage reused across runs.
+const Embeddings& draw(MemoryRun& run, std::size_t d) {
+  thread_local Embeddings storage;
+  draw_embeddings(run.task.N, run.task.M, d, run.e_dist, run.u_dist, run.embeddings, storage);
+  return storage;
+}
+
 Record memory_error_run(const Params& prm, Stream& stream) {
-  const MemoryRun run = draw_memory_run(prm, stream);
+  MemoryRun run = draw_memory_run(prm, stream);
+  const auto d = static_cast<std::size_t>(prm.integer("d"));
   thread_local ErrorWorkspace ws;
-  const double error = memory_error(run.task, run.q, run.emb, ws);
+  const bool streamed = static_cast<double>(run.task.N) * static_cast<double>(d) > kMaterialisedEntries;
+  const double error = streamed ? memory_error_streamed(run.task, run.q, d, run.e_dist, run.u_dist, run.embeddings, ws)
+                                : memory_error(run.task, run.q, draw(run, d), ws);
   std::size_t stored = 0;
   for (double w : run.q) stored += w != 0;
-  const Theorem1Bounds b = theorem1_bounds(run.task, run.q, static_cast<std::size_t>(prm.integer("d")));
+  const Theorem1Bounds b = theorem1_bounds(run.task, run.q, d);
   Record r;
   r.set("error", error);
   r.set("stored", static_cast<double>(stored));
@@ -81,10 +94,10 @@ Record memory_error_run(const Params& prm, Stream& stream) {
 // The memory matrix (u_y^T W_q e_x)_{y, x} of Figure 11, row-major M x N, with q rescaled to max 1
 // (the picture is invariant to the scale of q up to the colour bar).
 Record memory_matrix_run(const Params& prm, Stream& stream) {
-  const MemoryRun run = draw_memory_run(prm, stream);
+  MemoryRun run = draw_memory_run(prm, stream);
   ErrorWorkspace ws;
   Record r;
-  r.set("error", memory_error(run.task, run.q, run.emb, ws));
+  r.set("error", memory_error(run.task, run.q, draw(run, static_cast<std::size_t>(prm.integer("d"))), ws));
   std::vector<double> matrix(run.task.M * run.task.N);
   for (std::size_t y = 0; y < run.task.M; ++y)
     for (std::size_t x = 0; x < run.task.N; ++x)

@@ -79,6 +79,9 @@ class Params {
 
 // Formats a double the shortest way that round-trips ("0.1", "1000", "inf").
 std::string format_number(double x);
+// The canonical text of a numeric value of parameter `s`: integers (Int, finite Count) in plain
+// digits ("100000", not "1e+05"), other numbers by format_number.
+std::string canonical_text(const ParamSpec& s, double v);
 
 // Resolves `given` (name -> text) against `specs`: defaults fill the gaps, then every value is
 // parsed, formulas evaluated and ranges checked. `context` (e.g. "memory.error" or

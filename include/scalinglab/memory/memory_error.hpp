@@ -28,8 +28,13 @@ struct Embeddings {
   MatrixRF U;  // M x d
 };
 
-// Draws E then U from `s` (the caller passes a dedicated substream) into `out`, reusing its
-// storage when the shapes are unchanged (no page faults on large E in repeated runs).
+// Rows of E are drawn in blocks of kEmbeddingBlock rows, block b from its own substream, so that any
+// block can be regenerated alone: large memories are evaluated block by block (memory O(block d))
+// with exactly the embeddings a materialised E would hold.
+inline constexpr std::size_t kEmbeddingBlock = 1024;
+
+// Draws E and U from substreams of `s` (the caller passes a dedicated substream) into `out`,
+// reusing its storage when the shapes are unchanged (no page faults on large E in repeated runs).
 void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
                      Stream& s, Embeddings& out);
 inline Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist,
@@ -42,11 +47,19 @@ inline Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, E
 // Scratch buffers reused across calls (allocation-free in steady state).
 struct ErrorWorkspace {
   MatrixRF B, C;
-  Eigen::MatrixXf scores;  // M x N, column-major: column x holds the M scores of input x
+  Eigen::MatrixXf scores;  // M x N (or M x block), column-major: column x holds the scores of input x
+  MatrixRF block;          // streamed evaluation: one block of E
+  MatrixRF U;              // streamed evaluation: the unembeddings
 };
 
 // Error (5) of f_q for the memory W_q with weights q (length N) and labels/probabilities of `task`.
+// After the call ws.scores holds all M x N scores.
 double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws);
+
+// The same error for the embeddings draw_embeddings(N, M, d, e_dist, u_dist, s) would give, without
+// holding E: two passes over its blocks (B = S E, then the scores), each block drawn twice.
+double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q, std::size_t d, EmbeddingDist e_dist,
+                             EmbeddingDist u_dist, const Stream& s, ErrorWorkspace& ws);
 
 // Theorem 1's bounds for a scheme q (expectation over e ~ N(0, I), u uniform on the sphere):
 // upper (7) minimised over gamma on a grid, and lower (8).
