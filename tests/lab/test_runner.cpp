@@ -351,12 +351,12 @@ T = [10, 100]
 
 TEST(RunnerCli, SigkilledRunResumesExactly) {
   TempDir tmp;
-  // 40 tasks of ~0.1 s each: slow enough to be killed part-way.
+  // 40 tasks of tens of milliseconds each: slow enough to be killed part-way.
   const std::string sweep = write_sweep(tmp, "k.toml", R"(measure = "memory.error"
 runs = 20
 seed = 3
 [params]
-N = 20000
+N = 40000
 T = "inf"
 [grid]
 d = [128, 256]
