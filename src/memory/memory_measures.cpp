@@ -4,10 +4,13 @@
 
 #include <cmath>
 
+#include "scalinglab/core/error.hpp"
+
 #include "scalinglab/core/zipf.hpp"
 #include "scalinglab/memory/infinite_memory.hpp"
 #include "scalinglab/memory/memory_error.hpp"
 #include "scalinglab/memory/memory_scheme.hpp"
+#include "scalinglab/memory/training.hpp"
 #include "scalinglab/memory/zipf_task.hpp"
 
 namespace scalinglab {
@@ -106,6 +109,42 @@ Record memory_matrix_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+Record train_run(const Params& prm, Stream& stream) {
+  TrainSpec spec;
+  spec.N = static_cast<std::size_t>(prm.integer("N"));
+  spec.M = static_cast<std::size_t>(prm.integer("M"));
+  spec.d = static_cast<std::size_t>(prm.integer("d"));
+  spec.alpha = prm.real("alpha");
+  spec.labels = prm.choice("f");
+  spec.model.kind = parse_model(prm.choice("model"));
+  spec.model.layernorm = prm.flag("layernorm");
+  spec.optimizer.kind = parse_optimizer(prm.choice("optimizer"));
+  spec.optimizer.lr = prm.real("lr");
+  spec.optimizer.beta1 = prm.real("beta1");
+  spec.optimizer.beta2 = prm.real("beta2");
+  spec.optimizer.eps = prm.real("eps");
+  spec.schedule.kind = parse_schedule(prm.choice("schedule"));
+  spec.schedule.step_size = prm.integer("step_size");
+  spec.schedule.gamma = prm.real("step_gamma");
+  spec.T = prm.count("T");
+  spec.batch = prm.count("batch");
+  spec.population_steps = prm.integer("steps");
+  spec.curve_points = static_cast<int>(prm.integer("curve"));
+  if (!std::isinf(spec.batch) && std::isinf(spec.T))
+    throw InputError("memory.train: T=inf needs batch=inf (population gradient); give a finite T");
+  const TrainResult res = train_memory(spec, stream);
+  Record r;
+  r.set("error", res.error);
+  r.set("loss", res.loss);
+  r.set("updates", static_cast<double>(res.steps));
+  r.set("diverged", std::isfinite(res.loss) ? 0.0 : 1.0);
+  if (spec.curve_points > 0) {
+    r.set_series("curve_step", res.curve_step);
+    r.set_series("curve_error", res.curve_error);
+  }
+  return r;
+}
+
 Record infinite_memory_run(const Params& prm, Stream&) {
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const double alpha = prm.real("alpha"), T = prm.count("T");
@@ -167,6 +206,46 @@ void register_memory_measures(Registry& r) {
     m.metrics = {{"error", "generalization error (5) of this run"},
                  {"matrix", "scores u_y^T W_q e_x, row-major M x N", true}};
     m.fn = memory_matrix_run;
+    r.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "memory.train";
+    m.summary = "error (5) of a memory trained by SGD or Adam on T Zipf samples (Section 4)";
+    m.details =
+        "Cabannes, Dohmatob, Bietti, Sec. 4 and Appendix B.1. Logits u_y^T n(W e_x) (model=matrix: W learned,\n"
+        "E and U fixed; learnable: E, W, U learned) or u_y^T n(ReLU(e_x)) (relu: E and U learned), n = layer norm\n"
+        "h / sqrt(sum h^2 + 1e-6) when layernorm=true. W, E, U start with i.i.d. N(0, 1/d) entries. Cross-entropy\n"
+        "averaged over each batch; a single pass over T i.i.d. samples in consecutive batches (ceil(T/batch)\n"
+        "steps), or batch=inf: `steps` population-gradient steps. sgd: the same step lr for every tensor;\n"
+        "adam: betas (beta1, beta2), eps, bias correction, steps lr/d for W and lr/sqrt(d) for E and U\n"
+        "(betas 0, 0 is signSGD). Schedules: constant, step (lr * step_gamma^floor(t/step_size)), cosine.\n"
+        "curve=K records the error at K log-spaced steps (series curve_step, curve_error).";
+    m.params = data_params();
+    m.params.push_back(int_param("d", "100", "embedding dimension", 1, 1e5));
+    m.params.push_back(choice_param("model", "matrix", {"matrix", "learnable", "relu"},
+                                    "matrix: W learned; learnable: E, W, U learned; relu: u_y^T ReLU(e_x), E and U learned"));
+    m.params.push_back(bool_param("layernorm", "false", "normalise h = W e_x (or ReLU(e_x)) to unit length before U"));
+    m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam"}, "sgd (no momentum) or adam"));
+    m.params.push_back(real_param("lr", "1", "learning rate (adam: lr/d on W, lr/sqrt(d) on E and U)", 0, 1e9));
+    m.params.push_back(real_param("beta1", "0", "adam: first-moment decay (0: signSGD with beta2 = 0)", 0, 0.999999));
+    m.params.push_back(real_param("beta2", "0", "adam: second-moment decay", 0, 0.999999));
+    m.params.push_back(real_param("eps", "1e-8", "adam: epsilon", 0, 1));
+    m.params.push_back(choice_param("schedule", "constant", {"constant", "step", "cosine"},
+                                    "learning-rate schedule over the steps"));
+    m.params.push_back(int_param("step_size", "1000", "schedule=step: steps between decays", 1, 1e12));
+    m.params.push_back(real_param("step_gamma", "0.5", "schedule=step: decay factor", 0, 1));
+    m.params.push_back(count_param("batch", "1", "batch size; inf = population gradient"));
+    m.params.push_back(count_param("T", "10240", "number of samples (one pass); inf only with batch=inf"));
+    m.params.push_back(int_param("steps", "100", "batch=inf: number of population-gradient steps", 1, 1e9));
+    m.params.push_back(int_param("curve", "0", "record the error at this many log-spaced steps (0: end only)", 0, 10000));
+    m.metrics = {{"error", "generalization error (5) at the end of training"},
+                 {"loss", "population cross-entropy at the end"},
+                 {"updates", "number of optimizer steps taken"},
+                 {"diverged", "1 if training diverged (non-finite loss, reported as null; error is then 1)"},
+                 {"curve_step", "steps at which the curve was recorded", true},
+                 {"curve_error", "error (5) after those steps", true}};
+    m.fn = train_run;
     r.add(std::move(m));
   }
   {

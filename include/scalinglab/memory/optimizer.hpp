@@ -1,0 +1,51 @@
+#pragma once
+// Optimizers and learning-rate schedules for the trainable memories, with the conventions of the
+// paper's experiments (Appendix B.1):
+//   sgd   theta -= lr_t g, the same step for every tensor;
+//   adam  m = b1 m + (1-b1) g, v = b2 v + (1-b2) g^2, theta -= lr_theta mhat / (sqrt(vhat) + eps) with
+//         bias correction and per-tensor steps lr/d for W and lr/sqrt(d) for E and U (maximal-update
+//         scaling); betas (0, 0) is signSGD, the paper's idealisation of Adam.
+// Schedules scale lr by: constant 1; step gamma^floor(t / step_size) (PyTorch's StepLR);
+// cosine (1 + cos(pi t / steps)) / 2 (CosineAnnealingLR to 0 over the run).
+#include <string>
+
+#include "scalinglab/memory/associative_model.hpp"
+
+namespace scalinglab::memory {
+
+enum class OptimizerKind { sgd, adam };
+OptimizerKind parse_optimizer(const std::string& name);
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::sgd;
+  double lr = 1.0;
+  double beta1 = 0.0, beta2 = 0.0, eps = 1e-8;
+};
+
+enum class ScheduleKind { constant, step, cosine };
+ScheduleKind parse_schedule(const std::string& name);
+
+struct ScheduleSpec {
+  ScheduleKind kind = ScheduleKind::constant;
+  long step_size = 1;
+  double gamma = 0.5;
+  long total_steps = 1;
+  double factor(long t) const;  // multiplier of lr at step t (0-based)
+};
+
+class Optimizer {
+ public:
+  Optimizer(const OptimizerSpec& spec, const ModelSpec& model, const ModelParams& shape);
+  // One update of the learned tensors of `p` with gradient `g`, learning-rate multiplier `scale`.
+  void step(ModelParams& p, const ModelParams& g, double scale);
+
+ private:
+  void update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD& v, double lr);
+  OptimizerSpec spec_;
+  ModelSpec model_;
+  ModelParams m_, v_;
+  long t_ = 0;
+  double d_;
+};
+
+}  // namespace scalinglab::memory

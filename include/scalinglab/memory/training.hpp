@@ -1,0 +1,42 @@
+#pragma once
+// Training the memories of Section 4 by a single pass over T i.i.d. Zipf samples in consecutive
+// batches of size B (the paper's setting: ceil(T / B) steps, the last batch possibly smaller), or by
+// `steps` population-gradient steps (B = inf: every input weighted by p(x)). Initialisation as in
+// Appendix B.1: W, E, U with i.i.d. N(0, 1/d) entries. The error (5) is measured at the end and,
+// optionally, at log-spaced steps along training.
+#include <string>
+#include <vector>
+
+#include "scalinglab/core/random.hpp"
+#include "scalinglab/memory/associative_model.hpp"
+#include "scalinglab/memory/optimizer.hpp"
+
+namespace scalinglab::memory {
+
+struct TrainSpec {
+  std::size_t N = 100, M = 5, d = 100;
+  double alpha = 2.0;
+  std::string labels = "mod";
+  ModelSpec model;
+  OptimizerSpec optimizer;
+  ScheduleSpec schedule;  // total_steps is set by train_memory
+  double T = 10240;       // samples (finite unless batch is inf)
+  double batch = 1;       // +inf: population gradient
+  long population_steps = 100;
+  int curve_points = 0;   // error recorded at this many log-spaced steps (0: only at the end)
+};
+
+struct TrainResult {
+  double error = 1.0;
+  double loss = 0.0;  // population loss at the end
+  long steps = 0;
+  std::vector<double> curve_step, curve_error;
+};
+
+// Throws std::invalid_argument for an inconsistent spec (e.g. T = inf with a finite batch).
+TrainResult train_memory(const TrainSpec& spec, Stream& stream);
+
+// The log-spaced steps (1 <= s <= steps, distinct, increasing, ending at `steps`) of a curve.
+std::vector<long> curve_schedule(long steps, int points);
+
+}  // namespace scalinglab::memory

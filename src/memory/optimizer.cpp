@@ -1,0 +1,65 @@
+#include "scalinglab/memory/optimizer.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace scalinglab::memory {
+
+OptimizerKind parse_optimizer(const std::string& name) {
+  if (name == "sgd") return OptimizerKind::sgd;
+  if (name == "adam") return OptimizerKind::adam;
+  throw std::invalid_argument("unknown optimizer: " + name);
+}
+
+ScheduleKind parse_schedule(const std::string& name) {
+  if (name == "constant") return ScheduleKind::constant;
+  if (name == "step") return ScheduleKind::step;
+  if (name == "cosine") return ScheduleKind::cosine;
+  throw std::invalid_argument("unknown schedule: " + name);
+}
+
+double ScheduleSpec::factor(long t) const {
+  switch (kind) {
+    case ScheduleKind::constant: return 1.0;
+    case ScheduleKind::step: return std::pow(gamma, static_cast<double>(t / std::max(1L, step_size)));
+    case ScheduleKind::cosine:
+      return 0.5 * (1.0 + std::cos(M_PI * static_cast<double>(t) / static_cast<double>(std::max(1L, total_steps))));
+  }
+  return 1.0;
+}
+
+Optimizer::Optimizer(const OptimizerSpec& spec, const ModelSpec& model, const ModelParams& shape)
+    : spec_(spec), model_(model), d_(static_cast<double>(shape.E.cols())) {
+  if (spec_.kind == OptimizerKind::adam) {
+    m_.W.setZero(shape.W.rows(), shape.W.cols());
+    m_.E.setZero(shape.E.rows(), shape.E.cols());
+    m_.U.setZero(shape.U.rows(), shape.U.cols());
+    v_ = m_;
+  }
+}
+
+void Optimizer::update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD& v, double lr) {
+  if (spec_.kind == OptimizerKind::sgd) {
+    theta.noalias() -= lr * g;
+    return;
+  }
+  const double b1 = spec_.beta1, b2 = spec_.beta2;
+  m = b1 * m + (1 - b1) * g;
+  v = b2 * v + (1 - b2) * g.cwiseAbs2();
+  const double c1 = 1 - std::pow(b1, static_cast<double>(t_)), c2 = 1 - std::pow(b2, static_cast<double>(t_));
+  theta.array() -= lr * (m.array() / c1) / ((v.array() / c2).sqrt() + spec_.eps);
+}
+
+void Optimizer::step(ModelParams& p, const ModelParams& g, double scale) {
+  ++t_;
+  const bool adam = spec_.kind == OptimizerKind::adam;
+  const double lr = spec_.lr * scale;
+  // Maximal-update scaling for Adam (Appendix B.1): sign-like steps of size lr/d on W and
+  // lr/sqrt(d) on the embeddings keep ||W e_x|| and ||e_x|| of order 1.
+  const double lr_w = adam ? lr / d_ : lr, lr_emb = adam ? lr / std::sqrt(d_) : lr;
+  if (model_.learns_W()) update(p.W, g.W, m_.W, v_.W, lr_w);
+  if (model_.learns_E()) update(p.E, g.E, m_.E, v_.E, lr_emb);
+  if (model_.learns_U()) update(p.U, g.U, m_.U, v_.U, lr_emb);
+}
+
+}  // namespace scalinglab::memory

@@ -1,0 +1,196 @@
+// Trainable memories: gradients against finite differences, optimizer steps against hand-computed
+// values, schedules, and deterministic training.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/memory/associative_model.hpp"
+#include "scalinglab/memory/optimizer.hpp"
+#include "scalinglab/memory/training.hpp"
+
+using namespace scalinglab;
+using namespace scalinglab::memory;
+
+namespace {
+
+ModelParams random_params(std::size_t N, std::size_t M, std::size_t d, uint64_t seed) {
+  Stream s(seed);
+  ModelParams p;
+  p.W.resize(d, d);
+  p.E.resize(N, d);
+  p.U.resize(M, d);
+  s.fill_normal(p.W.data(), d * d, 0.7);
+  s.fill_normal(p.E.data(), N * d, 0.7);
+  s.fill_normal(p.U.data(), M * d, 0.7);
+  return p;
+}
+
+// Central differences of the loss with respect to every entry of one tensor.
+MatrixRD numeric_gradient(const ModelSpec& spec, ModelParams p, MatrixRD ModelParams::*tensor,
+                          const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys,
+                          const std::vector<double>& w) {
+  const double h = 1e-6;
+  MatrixRD g((p.*tensor).rows(), (p.*tensor).cols());
+  for (Eigen::Index i = 0; i < g.size(); ++i) {
+    const double keep = (p.*tensor).data()[i];
+    (p.*tensor).data()[i] = keep + h;
+    const double up = loss_and_gradient(spec, p, xs, ys, w, nullptr);
+    (p.*tensor).data()[i] = keep - h;
+    const double down = loss_and_gradient(spec, p, xs, ys, w, nullptr);
+    (p.*tensor).data()[i] = keep;
+    g.data()[i] = (up - down) / (2 * h);
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST(AssociativeModel, GradientsMatchFiniteDifferences) {
+  const std::size_t N = 6, M = 4, d = 5;
+  // A batch with repeated inputs and unequal weights.
+  const std::vector<uint32_t> xs = {0, 3, 3, 5, 1}, ys = {1, 0, 0, 3, 2};
+  const std::vector<double> w = {0.1, 0.3, 0.2, 0.25, 0.15};
+  int checked = 0;
+  for (ModelKind kind : {ModelKind::matrix, ModelKind::learnable, ModelKind::relu}) {
+    for (bool ln : {false, true}) {
+      ModelSpec spec{kind, ln};
+      const ModelParams p = random_params(N, M, d, 7 + static_cast<uint64_t>(kind) * 2 + ln);
+      ModelParams g;
+      loss_and_gradient(spec, p, xs, ys, w, &g);
+      auto compare = [&](MatrixRD ModelParams::*t, bool learned, const char* name) {
+        const MatrixRD num = numeric_gradient(spec, p, t, xs, ys, w);
+        if (learned) {
+          EXPECT_LT(((g.*t) - num).cwiseAbs().maxCoeff(), 1e-7) << name << " model " << int(kind) << " ln " << ln;
+          EXPECT_GT(num.cwiseAbs().maxCoeff(), 1e-3);  // the check is not vacuous
+          ++checked;
+        } else {
+          EXPECT_EQ((g.*t).cwiseAbs().maxCoeff(), 0.0) << name << " is not learned";
+        }
+      };
+      compare(&ModelParams::W, spec.learns_W(), "W");
+      compare(&ModelParams::E, spec.learns_E(), "E");
+      compare(&ModelParams::U, spec.learns_U(), "U");
+    }
+  }
+  EXPECT_EQ(checked, 2 * (1 + 3 + 2));
+}
+
+TEST(AssociativeModel, LossIsCrossEntropyOfTheLogits) {
+  const ModelSpec spec{ModelKind::matrix, false};
+  const ModelParams p = random_params(3, 2, 2, 1);
+  const MatrixRD Z = all_logits(spec, p);
+  const double expect = 0.5 * (std::log(std::exp(Z(1, 0)) + std::exp(Z(1, 1))) - Z(1, 1)) +
+                        0.5 * (std::log(std::exp(Z(2, 0)) + std::exp(Z(2, 1))) - Z(2, 0));
+  EXPECT_NEAR(loss_and_gradient(spec, p, {1, 2}, {1, 0}, {0.5, 0.5}, nullptr), expect, 1e-12);
+}
+
+TEST(Optimizer, SgdAndAdamStepsByHand) {
+  ModelSpec spec{ModelKind::matrix, false};
+  ModelParams p, g;
+  p.W = MatrixRD::Constant(4, 4, 1.0);  // d = 4
+  p.E = MatrixRD::Zero(2, 4);
+  p.U = MatrixRD::Zero(2, 4);
+  g.W = MatrixRD::Zero(4, 4);
+  g.W(0, 0) = 2.0;
+  g.W(1, 2) = -0.5;
+  g.E = MatrixRD::Ones(2, 4);  // not learned by the matrix model: must not move E
+  g.U = MatrixRD::Ones(2, 4);
+  {
+    ModelParams q = p;
+    Optimizer sgd({OptimizerKind::sgd, 0.1}, spec, q);
+    sgd.step(q, g, 1.0);
+    EXPECT_DOUBLE_EQ(q.W(0, 0), 1.0 - 0.1 * 2.0);
+    EXPECT_DOUBLE_EQ(q.W(1, 2), 1.0 + 0.1 * 0.5);
+    EXPECT_DOUBLE_EQ(q.W(3, 3), 1.0);
+    EXPECT_EQ(q.E.cwiseAbs().sum(), 0.0);
+    sgd.step(q, g, 0.5);  // schedule factor halves the step
+    EXPECT_DOUBLE_EQ(q.W(0, 0), 1.0 - 0.1 * 2.0 - 0.05 * 2.0);
+  }
+  {
+    // betas (0, 0): signSGD with step lr/d on W.
+    ModelParams q = p;
+    Optimizer adam({OptimizerKind::adam, 0.8, 0.0, 0.0, 1e-8}, spec, q);
+    adam.step(q, g, 1.0);
+    EXPECT_NEAR(q.W(0, 0), 1.0 - 0.2 * 2.0 / (2.0 + 1e-8), 1e-15);
+    EXPECT_NEAR(q.W(1, 2), 1.0 + 0.2 * 0.5 / (0.5 + 1e-8), 1e-15);
+    EXPECT_DOUBLE_EQ(q.W(3, 3), 1.0);  // zero gradient: 0 / (0 + eps)
+  }
+  {
+    // betas (0.9, 0.999), two steps with bias correction, computed by hand for one entry.
+    ModelParams q = p;
+    Optimizer adam({OptimizerKind::adam, 4.0, 0.9, 0.999, 1e-8}, spec, q);  // lr/d = 1
+    adam.step(q, g, 1.0);
+    double m = 0.1 * 2.0, v = 0.001 * 4.0;
+    double theta = 1.0 - (m / 0.1) / (std::sqrt(v / 0.001) + 1e-8);
+    EXPECT_NEAR(q.W(0, 0), theta, 1e-12);
+    adam.step(q, g, 1.0);
+    m = 0.9 * m + 0.1 * 2.0;
+    v = 0.999 * v + 0.001 * 4.0;
+    theta -= (m / (1 - 0.81)) / (std::sqrt(v / (1 - 0.999 * 0.999)) + 1e-8);
+    EXPECT_NEAR(q.W(0, 0), theta, 1e-12);
+  }
+}
+
+TEST(Optimizer, AdamScalesEmbeddingStepsBySqrtD) {
+  ModelSpec spec{ModelKind::learnable, false};
+  ModelParams p, g;
+  p.W = MatrixRD::Zero(16, 16);
+  p.E = MatrixRD::Zero(3, 16);
+  p.U = MatrixRD::Zero(2, 16);
+  g = p;
+  g.W.setConstant(1.0);
+  g.E.setConstant(-1.0);
+  g.U.setConstant(1.0);
+  Optimizer adam({OptimizerKind::adam, 1.0, 0.0, 0.0, 0.0}, spec, p);
+  adam.step(p, g, 1.0);
+  EXPECT_DOUBLE_EQ(p.W(0, 0), -1.0 / 16);
+  EXPECT_DOUBLE_EQ(p.E(0, 0), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(p.U(1, 3), -1.0 / 4);
+}
+
+TEST(Schedule, Factors) {
+  ScheduleSpec c;
+  EXPECT_EQ(c.factor(123), 1.0);
+  ScheduleSpec s{ScheduleKind::step, 10, 0.5, 100};
+  EXPECT_EQ(s.factor(9), 1.0);
+  EXPECT_EQ(s.factor(10), 0.5);
+  EXPECT_EQ(s.factor(25), 0.25);
+  ScheduleSpec cos{ScheduleKind::cosine, 1, 0.5, 100};
+  EXPECT_DOUBLE_EQ(cos.factor(0), 1.0);
+  EXPECT_NEAR(cos.factor(50), 0.5, 1e-15);
+  EXPECT_NEAR(cos.factor(100), 0.0, 1e-15);
+}
+
+TEST(Training, CurveScheduleIsLogSpacedAndEndsAtTheLastStep) {
+  const auto c = curve_schedule(1000, 4);
+  EXPECT_EQ(c, (std::vector<long>{1, 10, 100, 1000}));
+  const auto d = curve_schedule(5, 20);  // more points than steps: each step once
+  EXPECT_EQ(d, (std::vector<long>{1, 2, 3, 4, 5}));
+  EXPECT_TRUE(curve_schedule(10, 0).empty());
+}
+
+TEST(Training, DeterministicWhateverTheThreads) {
+  const Measure& m = builtin_registry().get("memory.train");
+  const Params prm = resolve_params(m.params, {{"N", "30"}, {"d", "12"}, {"T", "300"}, {"batch", "4"},
+                                               {"optimizer", "adam"}, {"runs", "6"}, {"curve", "3"}}, "test");
+  const auto one = evaluate(m, prm, 1), two = evaluate(m, prm, 2);
+  EXPECT_EQ(one.dump(), two.dump());
+  EXPECT_EQ(one["metrics"]["updates"]["mean"], 75.0);
+}
+
+TEST(Training, LearnsTheAssociationsWhenMemoryIsLarge) {
+  // d >> N, plenty of data, large step: SGD stores every association (Sec. 4, Fig. 4).
+  Stream s(3);
+  TrainSpec spec;
+  spec.N = 20;
+  spec.M = 5;
+  spec.d = 200;
+  spec.alpha = 0.5;
+  spec.optimizer.lr = 10;
+  spec.T = 3000;
+  spec.batch = 1;
+  const TrainResult r = train_memory(spec, s);
+  EXPECT_EQ(r.error, 0.0);
+  EXPECT_LT(r.loss, 0.05);
+}
