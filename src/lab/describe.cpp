@@ -19,6 +19,7 @@ std::string range_text(const ParamSpec& s) {
   else if (hi) r = "<= " + format_number(s.max);
   if (s.type == ParamType::Count) r += (r.empty() ? "" : " ") + std::string("or inf");
   if (s.expression) r += (r.empty() ? "" : "; ") + std::string("formula allowed");
+  if (s.implementation) r += (r.empty() ? "" : "; ") + std::string("implementation switch, same results");
   return r;
 }
 }  // namespace

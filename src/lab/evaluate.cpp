@@ -8,7 +8,7 @@
 namespace scalinglab {
 
 Stream task_stream(const Params& params, uint64_t seed, uint64_t run) {
-  return Stream(stream_key(seed, stable_hash(params.canonical()), run));
+  return Stream(stream_key(seed, stable_hash(params.stream_text()), run));
 }
 
 Record run_task(const Measure& m, const Params& params, uint64_t seed, uint64_t run) {

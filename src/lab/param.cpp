@@ -209,6 +209,13 @@ std::string Params::canonical(const std::vector<std::string>& skip) const {
   return out;
 }
 
+std::string Params::stream_text() const {
+  std::vector<std::string> skip = {"runs", "seed"};
+  for (const auto& e : entries_)
+    if (e.spec->implementation) skip.push_back(e.spec->name);
+  return canonical(skip);
+}
+
 nlohmann::json Params::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& e : entries_) {

@@ -130,6 +130,7 @@ Record train_run(const Params& prm, Stream& stream) {
   spec.batch = prm.count("batch");
   spec.population_steps = prm.integer("steps");
   spec.curve_points = static_cast<int>(prm.integer("curve"));
+  spec.span_update = prm.flag("span_update");
   if (!std::isinf(spec.batch) && std::isinf(spec.T))
     throw InputError("memory.train: T=inf needs batch=inf (population gradient); give a finite T");
   const TrainResult res = train_memory(spec, stream);
@@ -239,6 +240,9 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(count_param("T", "10240", "number of samples (one pass); inf only with batch=inf"));
     m.params.push_back(int_param("steps", "100", "batch=inf: number of population-gradient steps", 1, 1e9));
     m.params.push_back(int_param("curve", "0", "record the error at this many log-spaced steps (0: end only)", 0, 10000));
+    m.params.push_back(bool_param("span_update", "true",
+                                  "matrix model + sgd without layer norm: O(M N) steps in span{u_z e_x^T} (false: dense)")
+                           .implementation_switch());
     m.metrics = {{"error", "generalization error (5) at the end of training"},
                  {"loss", "population cross-entropy at the end"},
                  {"updates", "number of optimizer steps taken"},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "scalinglab/core/zipf.hpp"
@@ -16,7 +17,40 @@ void gaussian(MatrixRD& m, std::size_t rows, std::size_t cols, double sd, Stream
   m.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
   s.fill_normal(m.data(), rows * cols, sd);
 }
+
+// Error (5) from logits laid out M x N (column x: the logits of input x).
+double error_of_logits(const MatrixRD& L, const ZipfTask& task) {
+  double error = 0;
+  for (Eigen::Index x = 0; x < L.cols(); ++x) {
+    const uint32_t y = task.label[static_cast<std::size_t>(x)];
+    double best_other = -INFINITY;
+    for (Eigen::Index z = 0; z < L.rows(); ++z)
+      if (z != y) best_other = std::max(best_other, L(z, x));
+    if (!(L(y, x) > best_other)) error += task.p[static_cast<std::size_t>(x)];
+  }
+  return error;
+}
+
+// The span update's state: logits of every input are L0 + G P with P = A K (M x N), where
+// L0 = U W_0 E^T, G = U U^T, K = E E^T, and A the coefficients of W_t - W_0 = U^T A E.
+// A step adds delta (M) to column x of A, i.e. delta K[x, :] to P: O(M N).
+struct SpanState {
+  MatrixRD L0, G, K, P;
+  SpanState(const ModelParams& p) {
+    L0.noalias() = p.U * p.W * p.E.transpose();
+    G.noalias() = p.U * p.U.transpose();
+    K.noalias() = p.E * p.E.transpose();
+    P.setZero(p.U.rows(), p.E.rows());
+  }
+  MatrixRD logits() const { return L0 + G * P; }
+};
+
 }  // namespace
+
+bool uses_span_update(const TrainSpec& spec) {
+  return spec.span_update && spec.model.kind == ModelKind::matrix && !spec.model.layernorm &&
+         spec.optimizer.kind == OptimizerKind::sgd && spec.N <= kSpanMaxN;
+}
 
 std::vector<long> curve_schedule(long steps, int points) {
   std::vector<long> out;
@@ -64,6 +98,13 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   std::size_t next_curve = 0;
   TrainResult result;
   uint64_t seen = 0;
+  const bool span = uses_span_update(spec);
+  std::optional<SpanState> st;
+  if (span) st.emplace(p);
+  MatrixRD Zb, dZ;
+  auto current_error = [&] {
+    return span ? error_of_logits(st->logits(), task) : model_error(spec.model, p, task.p, task.label);
+  };
   for (long t = 0; t < steps; ++t) {
     if (!population) {
       const std::size_t b = std::min<uint64_t>(batch, static_cast<uint64_t>(spec.T) - seen);
@@ -76,19 +117,51 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
         ys[i] = task.label[xs[i]];
       }
     }
-    loss_and_gradient(spec.model, p, xs, ys, weights, &grad);
-    opt.step(p, grad, schedule.factor(t));
+    if (span) {
+      // Logits of the batch with the current W, then the SGD step on the coefficients.
+      const auto B = static_cast<Eigen::Index>(xs.size()), M = static_cast<Eigen::Index>(spec.M);
+      Zb.resize(B, M);
+      dZ.resize(B, M);
+      for (Eigen::Index i = 0; i < B; ++i) {
+        const uint32_t x = xs[static_cast<std::size_t>(i)];
+        Zb.row(i) = (st->L0.col(x) + st->G * st->P.col(x)).transpose();
+        const double zmax = Zb.row(i).maxCoeff();
+        dZ.row(i) = (Zb.row(i).array() - zmax).exp();
+        dZ.row(i) /= dZ.row(i).sum();
+        dZ(i, ys[static_cast<std::size_t>(i)]) -= 1.0;
+      }
+      const double lr = spec.optimizer.lr * schedule.factor(t);
+      for (Eigen::Index i = 0; i < B; ++i) {
+        const uint32_t x = xs[static_cast<std::size_t>(i)];
+        st->P.noalias() -= (lr * weights[static_cast<std::size_t>(i)]) * dZ.row(i).transpose() * st->K.row(x);
+      }
+    } else {
+      loss_and_gradient(spec.model, p, xs, ys, weights, &grad);
+      opt.step(p, grad, schedule.factor(t));
+    }
     if (next_curve < curve.size() && curve[next_curve] == t + 1) {
       result.curve_step.push_back(static_cast<double>(t + 1));
-      result.curve_error.push_back(model_error(spec.model, p, task.p, task.label));
+      result.curve_error.push_back(current_error());
       ++next_curve;
     }
   }
   result.steps = steps;
-  result.error = model_error(spec.model, p, task.p, task.label);
+  result.error = current_error();
   std::vector<uint32_t> all_x(spec.N), all_y(spec.N);
   for (uint32_t x = 0; x < spec.N; ++x) all_x[x] = x, all_y[x] = task.label[x];
-  result.loss = loss_and_gradient(spec.model, p, all_x, all_y, task.p, nullptr);
+  if (span) {
+    // W = W_0 + U^T A E is never formed; the loss follows from the logits.
+    const MatrixRD L = st->logits();
+    double loss = 0;
+    for (Eigen::Index x = 0; x < L.cols(); ++x) {
+      const double zmax = L.col(x).maxCoeff();
+      loss += task.p[static_cast<std::size_t>(x)] *
+              (std::log((L.col(x).array() - zmax).exp().sum()) + zmax - L(task.label[static_cast<std::size_t>(x)], x));
+    }
+    result.loss = loss;
+  } else {
+    result.loss = loss_and_gradient(spec.model, p, all_x, all_y, task.p, nullptr);
+  }
   return result;
 }
 

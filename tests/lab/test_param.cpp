@@ -65,3 +65,11 @@ TEST(Params, SplitAssignment) {
   EXPECT_THROW(split_assignment("novalue"), InputError);
   EXPECT_THROW(split_assignment("=1"), InputError);
 }
+
+TEST(Params, ImplementationSwitchesDoNotEnterTheStreamKey) {
+  std::vector<ParamSpec> s = {int_param("N", "10", "n"), bool_param("fast", "true", "path").implementation_switch()};
+  const Params a = resolve_params(s, {{"fast", "true"}}, "ctx"), b = resolve_params(s, {{"fast", "false"}}, "ctx");
+  EXPECT_NE(a.canonical(), b.canonical());  // still distinct grid points
+  EXPECT_EQ(a.stream_text(), b.stream_text());
+  EXPECT_EQ(a.stream_text(), "N=10");
+}

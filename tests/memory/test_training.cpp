@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/memory/associative_model.hpp"
@@ -193,4 +194,32 @@ TEST(Training, LearnsTheAssociationsWhenMemoryIsLarge) {
   const TrainResult r = train_memory(spec, s);
   EXPECT_EQ(r.error, 0.0);
   EXPECT_LT(r.loss, 0.05);
+}
+
+TEST(Training, SpanUpdateMatchesTheDensePath) {
+  // W_t - W_0 stays in span{u_z e_x^T}: the O(M N) update must reproduce dense SGD.
+  for (double batch : {1.0, 8.0, std::numeric_limits<double>::infinity()}) {
+    TrainSpec spec;
+    spec.N = 40;
+    spec.M = 4;
+    spec.d = 16;
+    spec.alpha = 1.0;
+    spec.optimizer.lr = 3.0;
+    spec.T = 400;
+    spec.batch = batch;
+    spec.population_steps = 30;
+    spec.curve_points = 4;
+    spec.schedule.kind = ScheduleKind::cosine;
+    ASSERT_TRUE(uses_span_update(spec));
+    Stream a(11), b(11);
+    const TrainResult fast = train_memory(spec, a);
+    spec.span_update = false;
+    ASSERT_FALSE(uses_span_update(spec));
+    const TrainResult dense = train_memory(spec, b);
+    EXPECT_EQ(fast.steps, dense.steps);
+    EXPECT_NEAR(fast.loss, dense.loss, 1e-9 * std::max(1.0, dense.loss)) << "batch " << batch;
+    EXPECT_EQ(fast.error, dense.error) << "batch " << batch;
+    EXPECT_EQ(fast.curve_error, dense.curve_error) << "batch " << batch;
+    EXPECT_GT(dense.curve_error.front(), dense.curve_error.back());  // it learnt something
+  }
 }

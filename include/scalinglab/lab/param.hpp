@@ -35,10 +35,14 @@ struct ParamSpec {
   // When true, the value may be a formula of other numeric parameters, e.g. P = "d/8"
   // (evaluated after the plain values; Int and Count results are rounded down).
   bool expression = false;
+  // An implementation switch that does not change what is computed (e.g. a faster exact path):
+  // excluded from the random-stream key, so toggling it gives the same draws and results.
+  bool implementation = false;
 
   // Fluent helpers for compact declarations.
   ParamSpec& range(double lo, double hi) { min = lo; max = hi; return *this; }
   ParamSpec& allow_expression() { expression = true; return *this; }
+  ParamSpec& implementation_switch() { implementation = true; return *this; }
 };
 
 ParamSpec int_param(std::string name, std::string def, std::string doc, double lo = 1,
@@ -69,8 +73,10 @@ class Params {
   const Entry& entry(const std::string& name) const;
   const std::vector<Entry>& entries() const { return entries_; }
 
-  // "N=100 M=5 ..." over all parameters except those in `skip` (stable; hashed for random streams).
+  // "N=100 M=5 ..." over all parameters except those in `skip`: the identity of a grid point.
   std::string canonical(const std::vector<std::string>& skip = {"runs", "seed"}) const;
+  // The same without implementation switches: hashed into the random-stream key.
+  std::string stream_text() const;
   // {"N": 100, "T": "inf", "scheme": "q0", ...}: ints as integers, inf as the string "inf".
   nlohmann::json to_json() const;
 

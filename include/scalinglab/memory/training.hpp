@@ -24,7 +24,17 @@ struct TrainSpec {
   double batch = 1;       // +inf: population gradient
   long population_steps = 100;
   int curve_points = 0;   // error recorded at this many log-spaced steps (0: only at the end)
+  // Use the span update when it applies (matrix model, SGD, no layer norm, N <= kSpanMaxN):
+  // W_t - W_0 = U^T A E stays in span{u_z e_x^T}, so the logits are U W_0 E^T + (U U^T) A (E E^T) and
+  // a sample costs O(M N) instead of O(d^2). `false` forces the dense path (tests compare both).
+  bool span_update = true;
 };
+
+// Largest N for the span update (it keeps the N x N Gram matrix E E^T).
+inline constexpr std::size_t kSpanMaxN = 2048;
+
+// Whether train_memory will use the span update for `spec`.
+bool uses_span_update(const TrainSpec& spec);
 
 struct TrainResult {
   double error = 1.0;
