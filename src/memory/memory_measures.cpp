@@ -228,13 +228,15 @@ void register_memory_measures(Registry& r) {
                                     "matrix: W learned; learnable: E, W, U learned; relu: u_y^T ReLU(e_x), E and U learned"));
     m.params.push_back(bool_param("layernorm", "false", "normalise h = W e_x (or ReLU(e_x)) to unit length before U"));
     m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam"}, "sgd (no momentum) or adam"));
-    m.params.push_back(real_param("lr", "1", "learning rate (adam: lr/d on W, lr/sqrt(d) on E and U)", 0, 1e9));
+    m.params.push_back(real_param("lr", "1", "learning rate (adam: lr/d on W, lr/sqrt(d) on E and U); formula allowed, e.g. sqrt(batch)", 0, 1e9)
+                           .allow_expression());
     m.params.push_back(real_param("beta1", "0", "adam: first-moment decay (0: signSGD with beta2 = 0)", 0, 0.999999));
     m.params.push_back(real_param("beta2", "0", "adam: second-moment decay", 0, 0.999999));
     m.params.push_back(real_param("eps", "1e-8", "adam: epsilon", 0, 1));
     m.params.push_back(choice_param("schedule", "constant", {"constant", "step", "cosine"},
                                     "learning-rate schedule over the steps"));
-    m.params.push_back(int_param("step_size", "1000", "schedule=step: steps between decays", 1, 1e12));
+    m.params.push_back(int_param("step_size", "1000", "schedule=step: steps between decays (formula allowed, e.g. T/10)", 1, 1e12)
+                           .allow_expression());
     m.params.push_back(real_param("step_gamma", "0.5", "schedule=step: decay factor", 0, 1));
     m.params.push_back(count_param("batch", "1", "batch size; inf = population gradient"));
     m.params.push_back(count_param("T", "10240", "number of samples (one pass); inf only with batch=inf"));
