@@ -13,7 +13,8 @@ ModelKind parse_model(const std::string& name) {
 }
 
 double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
-                         const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad) {
+                         const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
+                         MatrixRD* w_second_moment) {
   const auto B = static_cast<Eigen::Index>(xs.size());
   const Eigen::Index d = p.E.cols(), M = p.U.rows();
   // Per-thread buffers: training calls this once per step, so it must not allocate in steady state.
@@ -58,6 +59,16 @@ double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std:
     return loss;
   }
   grad->W.noalias() = dH.transpose() * X;  // sum_i dh_i e_{x_i}^T
+  if (w_second_moment) {
+    // g_i = (dh_i / w_i) e_i^T, so sum_i w_i g_i^2 = sum_i (dh_i^2 / w_i) (e_i^2)^T.
+    thread_local MatrixRD dH2;
+    dH2 = dH.cwiseAbs2();
+    for (Eigen::Index i = 0; i < B; ++i) {
+      const double w = weights[static_cast<std::size_t>(i)];
+      dH2.row(i) = w > 0 ? (dH2.row(i) / w).eval() : Eigen::RowVectorXd::Zero(dH2.cols()).eval();
+    }
+    w_second_moment->noalias() = dH2.transpose() * X.cwiseAbs2();
+  }
   if (spec.learns_E()) {
     H.noalias() = dH * p.W;  // reuse H for d loss / d e: rows (W^T dh_i)^T
     for (Eigen::Index i = 0; i < B; ++i) grad->E.row(xs[static_cast<std::size_t>(i)]) += H.row(i);

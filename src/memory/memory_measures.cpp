@@ -131,14 +131,18 @@ Record train_run(const Params& prm, Stream& stream) {
   spec.population_steps = prm.integer("steps");
   spec.curve_points = static_cast<int>(prm.integer("curve"));
   spec.span_update = prm.flag("span_update");
+  spec.snapshot_step = prm.integer("snapshot");
   if (!std::isinf(spec.batch) && std::isinf(spec.T))
     throw InputError("memory.train: T=inf needs batch=inf (population gradient); give a finite T");
+  if (spec.optimizer.kind == OptimizerKind::sgd_normalized && spec.model.kind != ModelKind::matrix)
+    throw InputError("memory.train: optimizer=sgd_normalized needs model=matrix");
   const TrainResult res = train_memory(spec, stream);
   Record r;
   r.set("error", res.error);
   r.set("loss", res.loss);
   r.set("updates", static_cast<double>(res.steps));
   r.set("diverged", std::isfinite(res.loss) ? 0.0 : 1.0);
+  if (spec.snapshot_step >= 0) r.set_series("matrix", res.snapshot);
   if (spec.curve_points > 0) {
     r.set_series("curve_step", res.curve_step);
     r.set_series("curve_error", res.curve_error);
@@ -227,7 +231,8 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(choice_param("model", "matrix", {"matrix", "learnable", "relu"},
                                     "matrix: W learned; learnable: E, W, U learned; relu: u_y^T ReLU(e_x), E and U learned"));
     m.params.push_back(bool_param("layernorm", "false", "normalise h = W e_x (or ReLU(e_x)) to unit length before U"));
-    m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam"}, "sgd (no momentum) or adam"));
+    m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam", "sgd_normalized"},
+                                    "sgd (no momentum), adam, or sgd_normalized (W's gradient / std of per-example gradients; matrix model)"));
     m.params.push_back(real_param("lr", "1", "learning rate (adam: lr/d on W, lr/sqrt(d) on E and U); formula allowed, e.g. sqrt(batch)", 0, 1e9)
                            .allow_expression());
     m.params.push_back(real_param("beta1", "0", "adam: first-moment decay (0: signSGD with beta2 = 0)", 0, 0.999999));
@@ -242,6 +247,9 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(count_param("T", "10240", "number of samples (one pass); inf only with batch=inf"));
     m.params.push_back(int_param("steps", "100", "batch=inf: number of population-gradient steps", 1, 1e9));
     m.params.push_back(int_param("curve", "0", "record the error at this many log-spaced steps (0: end only)", 0, 10000));
+    m.params.push_back(int_param("snapshot", "-1",
+                                 "record the M x N logit matrix after this many steps (series matrix; -1: no)", -1, 1e12)
+                           .implementation_switch());
     m.params.push_back(bool_param("span_update", "true",
                                   "matrix model + sgd without layer norm: O(M N) steps in span{u_z e_x^T} (false: dense)")
                            .implementation_switch());
@@ -250,7 +258,8 @@ void register_memory_measures(Registry& r) {
                  {"updates", "number of optimizer steps taken"},
                  {"diverged", "1 if training diverged (non-finite loss, reported as null; error is then 1)"},
                  {"curve_step", "steps at which the curve was recorded", true},
-                 {"curve_error", "error (5) after those steps", true}};
+                 {"curve_error", "error (5) after those steps", true},
+                 {"matrix", "snapshot >= 0: logits u_y^T n(W_t e_x), row-major M x N, after `snapshot` steps", true}};
     m.fn = train_run;
     r.add(std::move(m));
   }

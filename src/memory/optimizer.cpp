@@ -8,6 +8,7 @@ namespace scalinglab::memory {
 OptimizerKind parse_optimizer(const std::string& name) {
   if (name == "sgd") return OptimizerKind::sgd;
   if (name == "adam") return OptimizerKind::adam;
+  if (name == "sgd_normalized") return OptimizerKind::sgd_normalized;
   throw std::invalid_argument("unknown optimizer: " + name);
 }
 
@@ -50,8 +51,16 @@ void Optimizer::update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD
   theta.array() -= lr * (m.array() / c1) / ((v.array() / c2).sqrt() + spec_.eps);
 }
 
-void Optimizer::step(ModelParams& p, const ModelParams& g, double scale) {
+void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const MatrixRD* w_second_moment) {
   ++t_;
+  if (spec_.kind == OptimizerKind::sgd_normalized) {
+    if (!w_second_moment || model_.kind != ModelKind::matrix)
+      throw std::invalid_argument("sgd_normalized needs the matrix model and the gradients' second moment");
+    // Var = E[g^2] - (E g)^2 with E over the batch weights (which sum to 1).
+    const double lr = spec_.lr * scale;
+    p.W.array() -= lr * g.W.array() / ((*w_second_moment).array() - g.W.array().square() + spec_.eps).max(spec_.eps).sqrt();
+    return;
+  }
   const bool adam = spec_.kind == OptimizerKind::adam;
   const double lr = spec_.lr * scale;
   // Maximal-update scaling for Adam (Appendix B.1): sign-like steps of size lr/d on W and

@@ -68,6 +68,8 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   const bool population = std::isinf(spec.batch);
   if (!population && std::isinf(spec.T))
     throw std::invalid_argument("T = inf needs batch = inf (population gradient); give a finite T");
+  if (spec.optimizer.kind == OptimizerKind::sgd_normalized && spec.model.kind != ModelKind::matrix)
+    throw std::invalid_argument("optimizer sgd_normalized is implemented for model=matrix only");
   Stream label_stream = stream.substream(kLabels);
   const ZipfTask task = make_zipf_task(spec.N, spec.M, spec.alpha, spec.labels, label_stream);
 
@@ -85,6 +87,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   schedule.total_steps = steps;
   Optimizer opt(spec.optimizer, spec.model, p);
   ModelParams grad;
+  MatrixRD second;
 
   std::vector<uint32_t> xs, ys;
   std::vector<double> weights;
@@ -93,18 +96,27 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     weights = task.p;
   }
   const AliasTable table(task.p);
+  const bool span = uses_span_update(spec);
+  std::optional<SpanState> st;
+  if (span) st.emplace(p);
   Stream data = stream.substream(kData);
   const std::vector<long> curve = curve_schedule(steps, spec.curve_points);
   std::size_t next_curve = 0;
   TrainResult result;
   uint64_t seen = 0;
-  const bool span = uses_span_update(spec);
-  std::optional<SpanState> st;
-  if (span) st.emplace(p);
   MatrixRD Zb, dZ;
   auto current_error = [&] {
     return span ? error_of_logits(st->logits(), task) : model_error(spec.model, p, task.p, task.label);
   };
+  auto logits_mn = [&]() -> MatrixRD {
+    if (span) return st->logits();
+    return all_logits(spec.model, p).transpose();
+  };
+  auto take_snapshot = [&] {
+    const MatrixRD L = logits_mn();
+    result.snapshot.assign(L.data(), L.data() + L.size());  // row-major M x N
+  };
+  if (spec.snapshot_step == 0) take_snapshot();
   for (long t = 0; t < steps; ++t) {
     if (!population) {
       const std::size_t b = std::min<uint64_t>(batch, static_cast<uint64_t>(spec.T) - seen);
@@ -136,9 +148,11 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
         st->P.noalias() -= (lr * weights[static_cast<std::size_t>(i)]) * dZ.row(i).transpose() * st->K.row(x);
       }
     } else {
-      loss_and_gradient(spec.model, p, xs, ys, weights, &grad);
-      opt.step(p, grad, schedule.factor(t));
+      const bool normalized = spec.optimizer.kind == OptimizerKind::sgd_normalized;
+      loss_and_gradient(spec.model, p, xs, ys, weights, &grad, normalized ? &second : nullptr);
+      opt.step(p, grad, schedule.factor(t), normalized ? &second : nullptr);
     }
+    if (spec.snapshot_step == t + 1) take_snapshot();
     if (next_curve < curve.size() && curve[next_curve] == t + 1) {
       result.curve_step.push_back(static_cast<double>(t + 1));
       result.curve_error.push_back(current_error());

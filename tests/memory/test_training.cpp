@@ -223,3 +223,36 @@ TEST(Training, SpanUpdateMatchesTheDensePath) {
     EXPECT_GT(dense.curve_error.front(), dense.curve_error.back());  // it learnt something
   }
 }
+
+TEST(AssociativeModel, SecondMomentOfPerExampleGradients) {
+  // sum_i w_i g_i^2 from one call equals the sum over single-example calls.
+  for (bool ln : {false, true}) {
+    const ModelSpec spec{ModelKind::matrix, ln};
+    const ModelParams p = random_params(5, 3, 4, 21);
+    const std::vector<uint32_t> xs = {0, 2, 2, 4}, ys = {1, 0, 2, 1};
+    const std::vector<double> w = {0.4, 0.1, 0.3, 0.2};
+    ModelParams g;
+    MatrixRD second;
+    loss_and_gradient(spec, p, xs, ys, w, &g, &second);
+    MatrixRD expect = MatrixRD::Zero(4, 4);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      ModelParams gi;
+      loss_and_gradient(spec, p, {xs[i]}, {ys[i]}, {1.0}, &gi);
+      expect += w[i] * gi.W.cwiseAbs2();
+    }
+    EXPECT_LT((second - expect).cwiseAbs().maxCoeff(), 1e-12) << "ln " << ln;
+  }
+}
+
+TEST(Optimizer, NormalizedSgdDividesByTheGradientStd) {
+  ModelSpec spec{ModelKind::matrix, false};
+  ModelParams p, g;
+  p.W = MatrixRD::Zero(2, 2);
+  p.E = MatrixRD::Zero(1, 2);
+  p.U = MatrixRD::Zero(1, 2);
+  g.W = MatrixRD::Constant(2, 2, 0.5);
+  MatrixRD second = MatrixRD::Constant(2, 2, 0.5 * 0.5 + 0.04);  // variance 0.04, std 0.2
+  Optimizer opt({OptimizerKind::sgd_normalized, 0.1, 0, 0, 1e-12}, spec, p);
+  opt.step(p, g, 1.0, &second);
+  EXPECT_NEAR(p.W(0, 0), -0.1 * 0.5 / 0.2, 1e-9);
+}

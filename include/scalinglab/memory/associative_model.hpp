@@ -37,8 +37,11 @@ struct ModelParams {
 
 // Cross-entropy sum_i w_i l(x_i, y_i) and, when `grad` is not null, its gradient with respect to
 // the learned tensors (the others are left zero). grad must have the shapes of `p`.
+// When `w_second_moment` is not null it receives sum_i w_i g_i^2 (entrywise), g_i the unweighted
+// per-example gradient of W: the second moment that variance-normalised SGD needs.
 double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
-                         const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad);
+                         const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
+                         MatrixRD* w_second_moment = nullptr);
 
 // Logits of every input, N x M.
 MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p);

@@ -5,6 +5,11 @@
 //   adam  m = b1 m + (1-b1) g, v = b2 v + (1-b2) g^2, theta -= lr_theta mhat / (sqrt(vhat) + eps) with
 //         bias correction and per-tensor steps lr/d for W and lr/sqrt(d) for E and U (maximal-update
 //         scaling); betas (0, 0) is signSGD, the paper's idealisation of Adam.
+//   sgd_normalized  theta -= lr g / sqrt(Var_i[g_i] + eps) for W, the variance of the per-example
+//         gradients under the batch weights (p(x) for the population gradient): "SGD with normalised
+//         variance" of Appendix B.2 (Figures 15-16). The paper says "dividing the gradient by the
+//         variance"; we divide by its square root, which makes the update's noise unit-variance
+//         (dividing by the variance itself is not scale-invariant). Matrix model only.
 // Schedules scale lr by: constant 1; step gamma^floor(t / step_size) (PyTorch's StepLR);
 // cosine (1 + cos(pi t / steps)) / 2 (CosineAnnealingLR to 0 over the run).
 #include <string>
@@ -13,7 +18,7 @@
 
 namespace scalinglab::memory {
 
-enum class OptimizerKind { sgd, adam };
+enum class OptimizerKind { sgd, adam, sgd_normalized };
 OptimizerKind parse_optimizer(const std::string& name);
 
 struct OptimizerSpec {
@@ -37,7 +42,8 @@ class Optimizer {
  public:
   Optimizer(const OptimizerSpec& spec, const ModelSpec& model, const ModelParams& shape);
   // One update of the learned tensors of `p` with gradient `g`, learning-rate multiplier `scale`.
-  void step(ModelParams& p, const ModelParams& g, double scale);
+  // sgd_normalized also needs the weighted second moment of W's per-example gradients.
+  void step(ModelParams& p, const ModelParams& g, double scale, const MatrixRD* w_second_moment = nullptr);
 
  private:
   void update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD& v, double lr);

@@ -28,6 +28,9 @@ struct TrainSpec {
   // W_t - W_0 = U^T A E stays in span{u_z e_x^T}, so the logits are U W_0 E^T + (U U^T) A (E E^T) and
   // a sample costs O(M N) instead of O(d^2). `false` forces the dense path (tests compare both).
   bool span_update = true;
+  // Record the logit matrix (u_y^T n(W_t e_x))_{y,x} after this many steps (0: at initialisation;
+  // -1: never), for the pictures of Figures 6, 14 and 15.
+  long snapshot_step = -1;
 };
 
 // Largest N for the span update (it keeps the N x N Gram matrix E E^T).
@@ -41,6 +44,7 @@ struct TrainResult {
   double loss = 0.0;  // population loss at the end
   long steps = 0;
   std::vector<double> curve_step, curve_error;
+  std::vector<double> snapshot;  // M x N row-major, when snapshot_step >= 0
 };
 
 // Throws std::invalid_argument for an inconsistent spec (e.g. T = inf with a finite batch).
