@@ -47,6 +47,16 @@ std::string gp_quoted(const std::string& s) {
   return out + "\"";
 }
 
+// Panel titles are parameter names and values: escape gnuplot's enhanced-text markup.
+std::string plain(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~') out += "\\";
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, const std::vector<TaskResult>& results,
@@ -94,7 +104,8 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
     }
   }
   const std::size_t n = panels.size();
-  const auto ncols = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+  const auto ncols = plot.columns > 0 ? std::min<std::size_t>(static_cast<std::size_t>(plot.columns), n)
+                                      : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
   const std::size_t nrows = (n + ncols - 1) / ncols;
   const int width = static_cast<int>(380 * ncols + 40), height = static_cast<int>(260 * nrows + 60);
   // The same multiplot is drawn twice, for the SVG and the PNG terminal.
@@ -106,7 +117,7 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
       double amax = 0;
       for (double v : *p.values) amax = std::max(amax, std::fabs(v));
       if (!(amax > 0)) amax = 1;  // symmetric colour range: white is 0
-      gp << "set title " << gp_quoted(p.title) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
+      gp << "set title " << gp_quoted(plain(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
          << "set cbtics (" << -amax << ", 0, " << amax << ") format \"%.2g\"\n"
          << "set xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n"
          << "plot " << gp_quoted(name + ".dat") << " index " << i << " matrix with image\n";

@@ -219,12 +219,17 @@ class Reader {
     if (auto v = t.get("xlabel")) p.xlabel = string(v, "[plot] xlabel");
     if (auto v = t.get("ylabel")) p.ylabel = string(v, "[plot] ylabel");
     if (auto v = t.get("where")) p.where = where(v, "[plot]");
+    if (auto v = t.get("columns")) {
+      const auto c = v->value<int64_t>();
+      if (!c || *c < 1 || *c > 100) fail(v, "[plot] columns: expected an integer in [1, 100]");
+      p.columns = static_cast<int>(*c);
+    }
     return p;
   }
 
   PlotSpec plot(const toml::node* n) const {
     const auto& t = table(n, "[plot]");
-    allow_keys(t, {"kind", "matrix", "rows", "cols", "x", "y", "series", "log", "title", "xlabel", "ylabel", "band",
+    allow_keys(t, {"kind", "matrix", "rows", "cols", "columns", "x", "y", "series", "log", "title", "xlabel", "ylabel", "band",
                    "where", "reference"},
                "[plot]");
     PlotSpec p;

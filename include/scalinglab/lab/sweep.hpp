@@ -36,6 +36,7 @@ struct PlotSpec {
   // the first run of each point is drawn (a picture of one realisation, as in the papers).
   std::string kind = "lines";
   std::string matrix, rows, cols;  // heatmap only
+  int columns = 0;                 // heatmap: panels per row (0: about the square root of the count)
   std::string x, y;          // parameter on the x axis, metric on the y axis
   std::string series;        // parameter distinguishing curves (optional)
   bool logx = false, logy = false;
