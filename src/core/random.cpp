@@ -1,5 +1,7 @@
 #include "scalinglab/core/random.hpp"
 
+#include <algorithm>
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -230,7 +232,14 @@ void Stream::fill_normal(float* out, std::size_t n, float scale) {
   }
 }
 void Stream::fill_normal(double* out, std::size_t n, double scale) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = normal() * scale;
+  // The ziggurat in float (24-bit values), widened: ample for random initialisations, and ~10x
+  // faster than Box-Muller in double.
+  float buf[256];
+  for (std::size_t k = 0; k < n; k += 256) {
+    const std::size_t m = std::min<std::size_t>(256, n - k);
+    fill_normal(buf, m, 1.0f);
+    for (std::size_t i = 0; i < m; ++i) out[k + i] = static_cast<double>(buf[i]) * scale;
+  }
 }
 
 }  // namespace scalinglab

@@ -41,9 +41,14 @@ double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std:
     dZ(i, y) -= w;           // d loss / d z
   }
   if (!grad) return loss;
-  grad->W.setZero(p.W.rows(), p.W.cols());
-  grad->E.setZero(p.E.rows(), p.E.cols());
-  grad->U.setZero(p.U.rows(), p.U.cols());
+  // Tensors that are not learned keep a zero gradient of the right shape (zeroed once).
+  auto reset = [](MatrixRD& g, const MatrixRD& like, bool learned) {
+    if (g.rows() != like.rows() || g.cols() != like.cols()) g.setZero(like.rows(), like.cols());
+    else if (learned) g.setZero();
+  };
+  reset(grad->W, p.W, spec.learns_W());
+  reset(grad->E, p.E, spec.learns_E());
+  reset(grad->U, p.U, spec.learns_U());
   if (spec.learns_U()) grad->U.noalias() = dZ.transpose() * Hb;
   dH.noalias() = dZ * p.U;  // d loss / d Hb
   if (spec.layernorm) {
