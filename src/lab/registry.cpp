@@ -1,5 +1,6 @@
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/memory/memory_measures.hpp"
+#include "scalinglab/memory/sgd_approx_measures.hpp"
 
 namespace scalinglab {
 
@@ -7,6 +8,7 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     register_memory_measures(r);
+    register_sgd_approx_measures(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,166 @@
+// memory.sgd_approx and memory.sgd_approx_iterates: Section 4's approximation of SGD (eqs. 19-20,
+// Appendix A.11 eq. 56), declared once so that sweeps can overlay "SGD" (memory.train) and "its
+// approximation" (Figures 4, 5, 13). The maths is in sgd_approx.cpp; conventions in docs/memory.md,
+// "Approximation of SGD (Section 4)".
+#include "scalinglab/memory/sgd_approx_measures.hpp"
+
+#include <cmath>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/memory/memory_error.hpp"
+#include "scalinglab/memory/sgd_approx.hpp"
+#include "scalinglab/memory/zipf_task.hpp"
+
+namespace scalinglab {
+
+namespace {
+
+using namespace memory;
+
+// Substreams of a run's stream: the same layout as memory.error (memory_measures.cpp), so that data,
+// embeddings and labels never shift one another.
+enum : uint64_t { kDataStream = 0, kEmbeddingStream = 1, kLabelStream = 2 };
+
+// Above this many entries of E (128 MB in float) the error is evaluated block by block (as memory.error).
+constexpr double kMaterialisedEntries = 32.0 * 1024 * 1024;
+
+// The task's parameters, declared exactly as memory.error and memory.train declare them (their
+// data_params() is private to memory_measures.cpp), so that one sweep grid fits all three measures.
+std::vector<ParamSpec> data_params() {
+  return {
+      int_param("N", "100", "number of input tokens x in [N]", 1, 1e8),
+      int_param("M", "5", "number of classes y in [M]", 2, 1e6),
+      real_param("alpha", "2", "Zipf exponent: p(x) ~ x^-alpha", 0, 100),
+      choice_param("f", "mod", {"mod", "random"}, "label map f*(x): x mod M, or uniform random in [M]"),
+  };
+}
+
+uint64_t finite_count(const Params& prm, const std::string& name) {
+  const double v = prm.count(name);
+  if (std::isinf(v))
+    throw InputError("memory.sgd_approx: " + name + "=inf is not supported (the approximation follows a finite " +
+                     "number of SGD steps); give a finite " + name);
+  return static_cast<uint64_t>(v);
+}
+
+Record sgd_approx_run(const Params& prm, Stream& stream) {
+  const auto N = static_cast<std::size_t>(prm.integer("N"));
+  const auto M = static_cast<std::size_t>(prm.integer("M"));
+  const auto d = static_cast<std::size_t>(prm.integer("d"));
+  const double lr = prm.real("lr");
+  const uint64_t T = finite_count(prm, "T");
+  const uint64_t batch = finite_count(prm, "batch");
+
+  Stream label_stream = stream.substream(kLabelStream);
+  const ZipfTask task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);
+  std::vector<double> q;
+  if (prm.choice("counts") == "expected") {
+    q = sgd_approx_weights_expected(task.p, T, lr, M, batch);
+  } else {
+    Stream data = stream.substream(kDataStream);
+    q = sgd_approx_weights_sampled(task.p, T, lr, M, batch, data);
+  }
+  double unstored = 0;
+  for (std::size_t x = 0; x < N; ++x)
+    if (q[x] == 0) unstored += task.p[x];
+
+  const EmbeddingDist e_dist = parse_embedding_dist(prm.choice("e_dist"));
+  const EmbeddingDist u_dist = parse_embedding_dist(prm.choice("u_dist"));
+  const Stream embeddings = stream.substream(kEmbeddingStream);
+  thread_local ErrorWorkspace ws;
+  double error;
+  if (static_cast<double>(N) * static_cast<double>(d) > kMaterialisedEntries) {
+    error = memory_error_streamed(task, q, d, e_dist, u_dist, embeddings, ws);
+  } else {
+    thread_local Embeddings storage;
+    Stream es = embeddings;
+    draw_embeddings(N, M, d, e_dist, u_dist, es, storage);
+    error = memory_error(task, q, storage, ws);
+  }
+  Record r;
+  r.set("error", error);
+  r.set("unstored_mass", unstored);
+  r.set("updates", static_cast<double>((T + batch - 1) / batch));
+  r.set_series("q", std::move(q));
+  return r;
+}
+
+Record sgd_approx_iterates_run(const Params& prm, Stream&) {
+  const auto M = static_cast<std::size_t>(prm.integer("M"));
+  const double lr = prm.real("lr");
+  const auto n_max = static_cast<uint64_t>(prm.integer("n_max"));
+  std::vector<double> value = sgd_approx_iterates(n_max, lr, M);
+  std::vector<double> n(n_max + 1), flow(n_max + 1);
+  for (uint64_t i = 0; i <= n_max; ++i) {
+    n[i] = static_cast<double>(i);
+    flow[i] = sgd_approx_flow(n[i], lr, M);
+  }
+  Record r;
+  r.set("last", value.back());
+  r.set_series("n", std::move(n));
+  r.set_series("value", std::move(value));
+  r.set_series("flow", std::move(flow));
+  return r;
+}
+
+}  // namespace
+
+void register_sgd_approx_measures(Registry& r) {
+  {
+    Measure m;
+    m.name = "memory.sgd_approx";
+    m.summary = "error (5) of the memory W_q that SGD builds under the approximate update (19)-(20), (56)";
+    m.details =
+        "Cabannes, Dohmatob, Bietti, Sec. 4 and Appendix A.11. Under the update (19) SGD from W = 0 keeps\n"
+        "W = sum_x q(x) u_{f*(x)} e_x^T, and a step that sees x with weight c maps q(x) to\n"
+        "f(q) = q + lr c / (1 + e^q / (M-1)) (Appendix A.11's M-1; eqs. (20), (56) print M^-1). The batch\n"
+        "cross-entropy is averaged as in memory.train, so c = (count of x in the batch) / (batch size).\n"
+        "counts=sampled: T i.i.d. Zipf samples from the run's stream; batch=1 gives q(x) = f^{n_x}(0) (20),\n"
+        "batch=b runs ceil(T/b) steps over consecutive batches (the last one possibly smaller) with the\n"
+        "exact counts (the paper's Figure 13). counts=expected: batch=1 gives f^{floor(T p(x))}(0), batch=b\n"
+        "ceil(T/b) steps with c = p(x) (56). The error (5) of W_q is measured with fresh random embeddings\n"
+        "(default N(0, I/d) for both e_x and u_y, as memory.train initialises E and U), exactly as\n"
+        "memory.error does. Overlay with memory.train (model=matrix optimizer=sgd) for Figures 4 and 13.";
+    m.params = data_params();
+    m.params.push_back(int_param("d", "100", "embedding dimension of the memory whose error is measured", 1, 1e6));
+    m.params.push_back(real_param("lr", "1", "SGD step gamma (batch-averaged loss, as memory.train)", 0, 1e9)
+                           .allow_expression());
+    m.params.push_back(count_param("batch", "1", "batch size (finite; inf is refused)"));
+    m.params.push_back(count_param("T", "10240", "number of samples, one pass (finite; inf is refused)"));
+    m.params.push_back(choice_param("counts", "sampled", {"sampled", "expected"},
+                                    "sampled: counts of T i.i.d. samples per batch; expected: T p(x) (batch 1) or p(x) per step (56)"));
+    m.params.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere"},
+                                    "input embeddings: N(0, I/d) or uniform on the unit sphere"));
+    m.params.push_back(choice_param("u_dist", "gaussian", {"gaussian", "sphere"},
+                                    "unembeddings: N(0, I/d) (as memory.train) or uniform on the unit sphere"));
+    m.metrics = {{"error", "generalization error (5) of W_q with the approximate SGD weights q"},
+                 {"unstored_mass", "p-mass of inputs with q(x) = 0 (never seen, or T p(x) < 1 with counts=expected)"},
+                 {"updates", "number of SGD steps approximated: ceil(T / batch)"},
+                 {"q", "the weights q(x), x = 0..N-1 (Figure 5 right)", true}};
+    m.fn = sgd_approx_run;
+    r.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "memory.sgd_approx_iterates";
+    m.summary = "f^n(0) for n = 0..n_max, the approximate SGD update (20) iterated (Figure 5 left)";
+    m.details =
+        "f(q) = q + lr / (1 + e^q / (M-1)): the effect on q(x) of one SGD step with batch size one that sees x\n"
+        "(Appendix A.11; the main text prints M^-1 for (M-1)^-1). Series `value` is f^n(0) at n = `n`;\n"
+        "`flow` is the continuous-time limit q(n) = a - W_0(e^a/(M-1)), a = lr n + 1/(M-1), which f^n(0)\n"
+        "follows within O(lr). For large n both grow like log(lr (M-1) n): the saturation that makes SGD\n"
+        "with a large step store every seen input with a similar weight.";
+    m.params = {int_param("M", "5", "number of classes", 2, 1e6),
+                real_param("lr", "1", "SGD step gamma", 0, 1e9),
+                int_param("n_max", "1000", "largest number of steps", 0, 1e8)};
+    m.metrics = {{"last", "f^{n_max}(0)"},
+                 {"n", "number of steps n = 0..n_max", true},
+                 {"value", "f^n(0)", true},
+                 {"flow", "continuous-time limit of f^n(0)", true}};
+    m.fn = sgd_approx_iterates_run;
+    m.deterministic = true;
+    r.add(std::move(m));
+  }
+}
+
+}  // namespace scalinglab
