@@ -151,12 +151,16 @@ bool matches(const Params& p, const std::map<std::string, std::string>& where) {
 
 // One curve per value of the series parameter (table order) of the rows matching plot.where.
 std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
-  const std::size_t m = table.metric_index(plot.y);
+  std::vector<std::string> metrics = {plot.y};
+  metrics.insert(metrics.end(), plot.more_y.begin(), plot.more_y.end());
   std::vector<Curve> curves;
+  for (const auto& metric : metrics)
   for (const auto& row : table.rows) {
+    const std::size_t m = table.metric_index(metric);
     if (!matches(row.params, plot.where)) continue;
     if (!row.params.has(plot.x)) throw InputError("plot: unknown parameter x = '" + plot.x + "'");
-    std::string label = plot.series.empty() ? plot.y : plot.series + " = " + series_value(row.params.entry(plot.series));
+    std::string label = plot.series.empty() ? metric : plot.series + " = " + series_value(row.params.entry(plot.series));
+    if (metrics.size() > 1 && !plot.series.empty()) label = metric + ", " + label;
     auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.label == label; });
     if (it == curves.end()) curves.push_back({label, {}, {}, false}), it = curves.end() - 1;
 
@@ -167,7 +171,7 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
       continue;
     }
     if (!std::isfinite(y) || (plot.logy && y <= 0)) {
-      it->notes.push_back(fmt::format("skipped {}: {} = {} cannot be placed on the axis", at, plot.y, y));
+      it->notes.push_back(fmt::format("skipped {}: {} = {} cannot be placed on the axis", at, metric, y));
       continue;
     }
     double spread = 0;

@@ -241,8 +241,18 @@ class Reader {
     if (!t.contains("x") || !t.contains("y")) fail(n, "[plot]: needs x (a parameter) and y (a metric)");
     p.x = string(t.get("x"), "[plot] x");
     param(t.get("x"), p.x, "[plot] x");
-    p.y = string(t.get("y"), "[plot] y");
-    metric(t.get("y"), p.y, "[plot] y");
+    if (const auto* arr = t.get("y")->as_array()) {  // several metrics: one set of curves each
+      if (arr->empty()) fail(t.get("y"), "[plot] y: empty list");
+      for (const auto& e : *arr) {
+        std::string name = string(&e, "[plot] y");
+        metric(&e, name, "[plot] y");
+        if (p.y.empty()) p.y = std::move(name);
+        else p.more_y.push_back(std::move(name));
+      }
+    } else {
+      p.y = string(t.get("y"), "[plot] y");
+      metric(t.get("y"), p.y, "[plot] y");
+    }
     if (auto v = t.get("series")) param(v, p.series = string(v, "[plot] series"), "[plot] series");
     if (auto v = t.get("log")) {
       auto axis = [&](const toml::node* e) {

@@ -132,6 +132,10 @@ Record train_run(const Params& prm, Stream& stream) {
   spec.curve_points = static_cast<int>(prm.integer("curve"));
   spec.span_update = prm.flag("span_update");
   spec.snapshot_step = prm.integer("snapshot");
+  spec.track_approx = prm.flag("approx");
+  spec.zero_init_w = prm.choice("w_init") == "zero";
+  if (spec.track_approx && spec.model.kind != ModelKind::matrix)
+    throw InputError("memory.train: approx=true needs model=matrix (E and U fixed)");
   if (!std::isinf(spec.batch) && std::isinf(spec.T))
     throw InputError("memory.train: T=inf needs batch=inf (population gradient); give a finite T");
   if (spec.optimizer.kind == OptimizerKind::sgd_normalized && spec.model.kind != ModelKind::matrix)
@@ -142,6 +146,10 @@ Record train_run(const Params& prm, Stream& stream) {
   r.set("loss", res.loss);
   r.set("updates", static_cast<double>(res.steps));
   r.set("diverged", std::isfinite(res.loss) ? 0.0 : 1.0);
+  if (spec.track_approx) {
+    r.set("approx_error", res.approx_error);
+    r.set("approx_gap", res.approx_error - res.error);
+  }
   if (spec.snapshot_step >= 0) r.set_series("matrix", res.snapshot);
   if (spec.curve_points > 0) {
     r.set_series("curve_step", res.curve_step);
@@ -250,6 +258,11 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(int_param("snapshot", "-1",
                                  "record the M x N logit matrix after this many steps (series matrix; -1: no)", -1, 1e12)
                            .implementation_switch());
+    m.params.push_back(choice_param("w_init", "normal", {"normal", "zero"},
+                                    "initial W: N(0, 1/d) entries (Appendix B.1) or 0 (the start of the approximation (20))"));
+    m.params.push_back(bool_param("approx", "false",
+                                  "also follow the approximate update (19)-(20) on the same samples (matrix model)")
+                           .implementation_switch());
     m.params.push_back(bool_param("span_update", "true",
                                   "matrix model + sgd without layer norm: O(M N) steps in span{u_z e_x^T} (false: dense)")
                            .implementation_switch());
@@ -259,6 +272,8 @@ void register_memory_measures(Registry& r) {
                  {"diverged", "1 if training diverged (non-finite loss, reported as null; error is then 1)"},
                  {"curve_step", "steps at which the curve was recorded", true},
                  {"curve_error", "error (5) after those steps", true},
+                 {"approx_error", "approx=true: error of W_q, q from the approximate update (20) on the same draws"},
+                 {"approx_gap", "approx=true: approx_error - error (paired: same samples and embeddings)"},
                  {"matrix", "snapshot >= 0: logits u_y^T n(W_t e_x), row-major M x N, after `snapshot` steps", true}};
     m.fn = train_run;
     r.add(std::move(m));

@@ -79,6 +79,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   gaussian(p.W, spec.d, spec.d, sd, init);
   gaussian(p.E, spec.N, spec.d, sd, init);
   gaussian(p.U, spec.M, spec.d, sd, init);
+  if (spec.zero_init_w) p.W.setZero();  // after the draws, so E and U do not change
 
   const auto batch = population ? spec.N : static_cast<std::size_t>(spec.batch);
   const long steps = population ? spec.population_steps
@@ -117,6 +118,21 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     result.snapshot.assign(L.data(), L.data() + L.size());  // row-major M x N
   };
   if (spec.snapshot_step == 0) take_snapshot();
+  if (spec.track_approx && spec.model.kind != ModelKind::matrix)
+    throw std::invalid_argument("the SGD approximation applies to the matrix model (E and U fixed)");
+  std::vector<double> q_approx(spec.track_approx ? spec.N : 0, 0.0), step_count(q_approx.size(), 0.0);
+  const double others = static_cast<double>(spec.M) - 1.0;
+  auto approx_step = [&](double lr) {
+    // Counts of this batch (weights sum to 1: c_x / b, or p(x) for the population), then one
+    // application of the map to every input seen, all from the pre-step q.
+    for (std::size_t i = 0; i < xs.size(); ++i) step_count[xs[i]] += weights[i];
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      double& c = step_count[xs[i]];
+      if (c == 0) continue;
+      q_approx[xs[i]] += lr * c / (1.0 + std::exp(q_approx[xs[i]]) / others);
+      c = 0;
+    }
+  };
   for (long t = 0; t < steps; ++t) {
     if (!population) {
       const std::size_t b = std::min<uint64_t>(batch, static_cast<uint64_t>(spec.T) - seen);
@@ -152,6 +168,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
       loss_and_gradient(spec.model, p, xs, ys, weights, &grad, normalized ? &second : nullptr);
       opt.step(p, grad, schedule.factor(t), normalized ? &second : nullptr);
     }
+    if (spec.track_approx) approx_step(spec.optimizer.lr * schedule.factor(t));
     if (spec.snapshot_step == t + 1) take_snapshot();
     if (next_curve < curve.size() && curve[next_curve] == t + 1) {
       result.curve_step.push_back(static_cast<double>(t + 1));
@@ -161,6 +178,13 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   }
   result.steps = steps;
   result.error = current_error();
+  if (spec.track_approx) {
+    // Logits of W_q = sum_x q(x) u_{f*(x)} e_x^T: (U U^T) B E^T with B[y] = sum_{f*(x) = y} q(x) e_x.
+    MatrixRD B = MatrixRD::Zero(static_cast<Eigen::Index>(spec.M), static_cast<Eigen::Index>(spec.d));
+    for (std::size_t x = 0; x < spec.N; ++x) B.row(task.label[x]) += q_approx[x] * p.E.row(static_cast<Eigen::Index>(x));
+    const MatrixRD L = (p.U * p.U.transpose()) * B * p.E.transpose();
+    result.approx_error = error_of_logits(L, task);
+  }
   std::vector<uint32_t> all_x(spec.N), all_y(spec.N);
   for (uint32_t x = 0; x < spec.N; ++x) all_x[x] = x, all_y[x] = task.label[x];
   if (span) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "scalinglab/core/stats.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/memory/associative_model.hpp"
 #include "scalinglab/memory/optimizer.hpp"
@@ -255,4 +256,28 @@ TEST(Optimizer, NormalizedSgdDividesByTheGradientStd) {
   Optimizer opt({OptimizerKind::sgd_normalized, 0.1, 0, 0, 1e-12}, spec, p);
   opt.step(p, g, 1.0, &second);
   EXPECT_NEAR(p.W(0, 0), -0.1 * 0.5 / 0.2, 1e-9);
+}
+
+TEST(Training, ApproximationTracksSgdWhenMemoryIsLarge) {
+  // Section 4: with d >> N and W_0 = 0, the scheme of the approximate update (20), followed on the
+  // same samples and embeddings, errs like SGD; with d << N it does not.
+  auto gap = [](std::size_t d) {
+    Summary g, e;
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      TrainSpec spec;
+      spec.d = d;
+      spec.T = 1000;
+      spec.track_approx = true;
+      spec.zero_init_w = true;
+      Stream s(seed);
+      const TrainResult r = train_memory(spec, s);
+      g.add(r.approx_error - r.error);
+      e.add(r.error);
+    }
+    return std::pair<double, double>{g.mean, e.mean};
+  };
+  const auto [large_gap, large_error] = gap(1000);
+  EXPECT_LT(std::fabs(large_gap), 0.1 * large_error) << large_gap << " vs error " << large_error;
+  const auto [small_gap, small_error] = gap(10);
+  EXPECT_GT(small_gap, 0.05) << "error " << small_error;
 }

@@ -38,6 +38,7 @@ struct PlotSpec {
   std::string matrix, rows, cols;  // heatmap only
   int columns = 0;                 // heatmap: panels per row (0: about the square root of the count)
   std::string x, y;          // parameter on the x axis, metric on the y axis
+  std::vector<std::string> more_y;  // y = ["a", "b"]: further metrics drawn as their own curves
   std::string series;        // parameter distinguishing curves (optional)
   bool logx = false, logy = false;
   std::string title, xlabel, ylabel;

@@ -4,6 +4,7 @@
 // `steps` population-gradient steps (B = inf: every input weighted by p(x)). Initialisation as in
 // Appendix B.1: W, E, U with i.i.d. N(0, 1/d) entries. The error (5) is measured at the end and,
 // optionally, at log-spaced steps along training.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct TrainSpec {
   // Record the logit matrix (u_y^T n(W_t e_x))_{y,x} after this many steps (0: at initialisation;
   // -1: never), for the pictures of Figures 6, 14 and 15.
   long snapshot_step = -1;
+  // Also follow the approximate update (19)-(20) of Section 4 on the same samples and embeddings:
+  // q(x) += lr_t (c_x / b) / (1 + e^{q(x)} / (M - 1)) for each x seen c_x times in a batch of size b
+  // (p(x) for the population gradient), from q = 0, and report the error of W_q with this run's
+  // E and U (matrix model only; W_0 is ignored by the approximation, as in the paper).
+  bool track_approx = false;
+  // Start from W = 0 instead of N(0, 1/d) entries (the approximation above starts from q = 0).
+  bool zero_init_w = false;
 };
 
 // Largest N for the span update (it keeps the N x N Gram matrix E E^T).
@@ -45,6 +53,7 @@ struct TrainResult {
   long steps = 0;
   std::vector<double> curve_step, curve_error;
   std::vector<double> snapshot;  // M x N row-major, when snapshot_step >= 0
+  double approx_error = std::numeric_limits<double>::quiet_NaN();  // when track_approx
 };
 
 // Throws std::invalid_argument for an inconsistent spec (e.g. T = inf with a finite batch).
