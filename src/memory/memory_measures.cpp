@@ -22,18 +22,7 @@ using namespace memory;
 // Substreams of a task's stream, so that adding a draw to one part never shifts another.
 enum : uint64_t { kDataStream = 0, kEmbeddingStream = 1, kLabelStream = 2 };
 
-std::vector<ParamSpec> data_params() {
-  return {
-      int_param("N", "100", "number of input tokens x in [N]", 1, 1e8),
-      int_param("M", "5", "number of classes y in [M]", 2, 1e6),
-      real_param("alpha", "2", "Zipf exponent: p(x) ~ x^-alpha", 0, 100),
-      choice_param("f", "mod", {"mod", "random"}, "label map f*(x): x mod M, or uniform random in [M]"),
-  };
-}
-
-// Above this many entries of E (128 MB in float), a run is evaluated block by block instead of
-// holding E; both paths see the same embeddings (see kEmbeddingBlock).
-constexpr double kMaterialisedEntries = 32.0 * 1024 * 1024;
+std::vector<ParamSpec> data_params() { return zipf_task_params(); }
 
 // One run's ingredients: the task and the scheme's weights q from fresh data (or the population),
 // each from its own substream; embeddings come from the substream kEmbeddingStream.
@@ -184,6 +173,15 @@ std::vector<ParamSpec> memory_params() {
 }
 
 }  // namespace
+
+std::vector<ParamSpec> zipf_task_params() {
+  return {
+      int_param("N", "100", "number of input tokens x in [N]", 1, 1e8),
+      int_param("M", "5", "number of classes y in [M]", 2, 1e6),
+      real_param("alpha", "2", "Zipf exponent: p(x) ~ x^-alpha", 0, 100),
+      choice_param("f", "mod", {"mod", "random"}, "label map f*(x): x mod M, or uniform random in [M]"),
+  };
+}
 
 void register_memory_measures(Registry& r) {
   {

@@ -3,6 +3,7 @@
 // approximation" (Figures 4, 5, 13). The maths is in sgd_approx.cpp; conventions in docs/memory.md,
 // "Approximation of SGD (Section 4)".
 #include "scalinglab/memory/sgd_approx_measures.hpp"
+#include "scalinglab/memory/memory_measures.hpp"
 
 #include <cmath>
 
@@ -21,19 +22,6 @@ using namespace memory;
 // embeddings and labels never shift one another.
 enum : uint64_t { kDataStream = 0, kEmbeddingStream = 1, kLabelStream = 2 };
 
-// Above this many entries of E (128 MB in float) the error is evaluated block by block (as memory.error).
-constexpr double kMaterialisedEntries = 32.0 * 1024 * 1024;
-
-// The task's parameters, declared exactly as memory.error and memory.train declare them (their
-// data_params() is private to memory_measures.cpp), so that one sweep grid fits all three measures.
-std::vector<ParamSpec> data_params() {
-  return {
-      int_param("N", "100", "number of input tokens x in [N]", 1, 1e8),
-      int_param("M", "5", "number of classes y in [M]", 2, 1e6),
-      real_param("alpha", "2", "Zipf exponent: p(x) ~ x^-alpha", 0, 100),
-      choice_param("f", "mod", {"mod", "random"}, "label map f*(x): x mod M, or uniform random in [M]"),
-  };
-}
 
 uint64_t finite_count(const Params& prm, const std::string& name) {
   const double v = prm.count(name);
@@ -121,7 +109,7 @@ void register_sgd_approx_measures(Registry& r) {
         "ceil(T/b) steps with c = p(x) (56). The error (5) of W_q is measured with fresh random embeddings\n"
         "(default N(0, I/d) for both e_x and u_y, as memory.train initialises E and U), exactly as\n"
         "memory.error does. Overlay with memory.train (model=matrix optimizer=sgd) for Figures 4 and 13.";
-    m.params = data_params();
+    m.params = zipf_task_params();
     m.params.push_back(int_param("d", "100", "embedding dimension of the memory whose error is measured", 1, 1e6));
     m.params.push_back(real_param("lr", "1", "SGD step gamma (batch-averaged loss, as memory.train)", 0, 1e9)
                            .allow_expression());

@@ -33,6 +33,10 @@ struct Embeddings {
 // with exactly the embeddings a materialised E would hold.
 inline constexpr std::size_t kEmbeddingBlock = 1024;
 
+// Above this many entries of E (128 MB in float) measures evaluate the error block by block
+// (memory_error_streamed) instead of holding E; both paths see the same embeddings.
+inline constexpr double kMaterialisedEntries = 32.0 * 1024 * 1024;
+
 // Draws E and U from substreams of `s` (the caller passes a dedicated substream) into `out`,
 // reusing its storage when the shapes are unchanged (no page faults on large E in repeated runs).
 void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
