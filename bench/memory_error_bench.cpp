@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/memory/memory_error.hpp"
@@ -22,14 +23,9 @@
 
 using namespace scalinglab;
 using namespace scalinglab::memory;
-using Clock = std::chrono::steady_clock;
+using namespace scalinglab::bench;
 
 namespace {
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 }  // namespace
 
 int main(int argc, char** argv) {

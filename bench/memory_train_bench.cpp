@@ -24,22 +24,15 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/memory/training.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::memory;
-using Clock = std::chrono::steady_clock;
+using namespace scalinglab::bench;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Case {
   std::string name;

@@ -115,6 +115,17 @@ RunOutcome run_toy(const std::string& out, int threads, bool resume = false, int
   return run_sweep(toy_sweep(sets), o);
 }
 
+// Waits until `path` has `lines` lines (polling every `poll_ms`, at most `tries` times), then kills
+// `child` with SIGKILL; true if the child died of the signal rather than finishing first.
+bool kill_after_lines(pid_t child, const fs::path& path, std::size_t lines, int poll_ms, int tries) {
+  for (int i = 0; i < tries && count_lines(path) < lines; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFSIGNALED(status);
+}
+
 }  // namespace
 
 TEST(Runner, ThreadsDoNotChangeResults) {
@@ -219,15 +230,8 @@ TEST(Runner, KilledRunResumesWithNothingLostOrRedone) {
     }
     ::_exit(0);
   }
-  std::size_t lines = 0;
-  for (int i = 0; i < 2000 && lines < 6; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    lines = count_lines(dir / "results.jsonl");
-  }
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it could be killed";
+  ASSERT_TRUE(kill_after_lines(child, dir / "results.jsonl", 6, 5, 2000))
+      << "the run finished before it could be killed";
   const std::size_t done = count_lines(dir / "results.jsonl");
   EXPECT_GE(done, 6u);
   EXPECT_LT(done, 24u);
@@ -373,15 +377,8 @@ d = [128, 256]
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  std::size_t lines = 0;
-  for (int i = 0; i < 4000 && lines < 5; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    lines = count_lines(dir / "results.jsonl");
-  }
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it could be killed";
+  ASSERT_TRUE(kill_after_lines(child, dir / "results.jsonl", 5, 2, 4000))
+      << "the run finished before it could be killed";
   const std::size_t done = count_lines(dir / "results.jsonl");
   EXPECT_GE(done, 5u);
   EXPECT_LT(done, 40u);
