@@ -68,12 +68,21 @@ py::object evaluate_text(const std::string& name, const std::map<std::string, st
 }
 
 // The aggregated table as columns: [(name, kind, values)], kind one of int, float, str, bool.
-py::list table_columns(const Table& t, const Measure& m) {
+py::list table_columns(const Table& t) {
   py::list cols;
-  for (const auto& name : t.param_names) {
-    const ParamType type = m.param(name)->type;
+  for (std::size_t k = 0; k < t.param_names.size(); ++k) {
+    const std::string& name = t.param_names[k];
+    // A column some rows lack (multi-part sweeps) holds "" (text) or NaN (numbers, then float).
+    bool missing = false;
+    for (const auto& row : t.rows) missing = missing || !row.params.has(name);
+    ParamType type = t.param_specs[k]->type;
+    if (missing && type != ParamType::Choice) type = ParamType::Real;
     py::list values;
     for (const auto& row : t.rows) {
+      if (!row.params.has(name)) {  // a parameter of another part's measure
+        values.append(type == ParamType::Choice ? py::object(py::str("")) : py::object(py::float_(NAN)));
+        continue;
+      }
       const auto& e = row.params.entry(name);
       switch (type) {
         case ParamType::Choice: values.append(e.text); break;
@@ -112,11 +121,9 @@ py::dict run_sweep_file(const std::string& path, const std::string& out_dir, int
                         const std::string& profile, const std::vector<std::string>& sets, bool quiet) {
   RunOutcome outcome;
   Table table;
-  const Measure* m = nullptr;
   {
     py::gil_scoped_release nogil;
     const Sweep sweep = load_sweep(path, profile, sets);
-    m = &measure(sweep.measure);
     RunOptions opts;
     opts.out_dir = out_dir;
     opts.threads = threads;
@@ -125,11 +132,11 @@ py::dict run_sweep_file(const std::string& path, const std::string& out_dir, int
     opts.origin = {profile, sets};
     outcome = run_sweep(sweep, opts);
     const auto results = read_results((std::filesystem::path(outcome.out_dir) / "results.jsonl").string());
-    table = aggregate(expand_grid(sweep, *m), results, *m);
+    table = aggregate(expand_grid(sweep, builtin_registry()), results);
   }
   py::list checks;
   for (const auto& c : outcome.checks) checks.append(to_py(c.to_json()));
-  return py::dict("columns"_a = table_columns(table, *m), "checks"_a = checks, "out_dir"_a = outcome.out_dir,
+  return py::dict("columns"_a = table_columns(table), "checks"_a = checks, "out_dir"_a = outcome.out_dir,
                   "tasks_total"_a = outcome.tasks_total, "tasks_run"_a = outcome.tasks_run,
                   "tasks_skipped"_a = outcome.tasks_skipped);
 }

@@ -1,6 +1,7 @@
 // Aggregation of task results into summary.csv: one row per grid point, mean/std/sem per metric.
 #include "scalinglab/lab/aggregate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,13 +23,25 @@ std::size_t Table::metric_index(const std::string& name) const {
 
 double Table::metric(const Row& r, const std::string& name) const { return r.mean[metric_index(name)]; }
 
-Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResult>& results,
-                const Measure& measure) {
+Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResult>& results) {
   Table table;
-  for (const auto& p : measure.params)
-    if (p.name != "runs" && p.name != "seed") table.param_names.push_back(p.name);
-  for (const auto& m : measure.metrics)
-    if (!m.series) table.metric_names.push_back(m.name);
+  auto add_param = [&](const ParamSpec& p) {
+    if (p.name == "runs" || p.name == "seed") return;
+    if (std::find(table.param_names.begin(), table.param_names.end(), p.name) != table.param_names.end()) return;
+    table.param_names.push_back(p.name);
+    table.param_specs.push_back(&p);
+  };
+  const bool parts = !points.empty() && !points.front().part.empty();
+  if (parts) add_param(part_param());
+  std::vector<const Measure*> measures;
+  for (const auto& pt : points)
+    if (std::find(measures.begin(), measures.end(), pt.measure) == measures.end()) measures.push_back(pt.measure);
+  for (const Measure* measure : measures) {
+    for (const auto& p : measure->params) add_param(p);
+    for (const auto& m : measure->metrics)
+      if (!m.series && std::find(table.metric_names.begin(), table.metric_names.end(), m.name) == table.metric_names.end())
+        table.metric_names.push_back(m.name);
+  }
   const std::size_t nm = table.metric_names.size();
 
   // Results are matched to points by key (not by index); each (key, run) counts once, and runs are
@@ -50,6 +63,9 @@ Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResu
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (runs[i].empty()) continue;
     Table::Row row{points[i].index, points[i].params, {}, {}, {}, runs[i].size()};
+    if (parts)  // the part as a parameter of the row, so plots and checks can select and group by it
+      row.params.entries_.insert(row.params.entries_.begin(),
+                                 Params::Entry{&part_param(), points[i].part, std::nan(""), ""});
     for (const auto& s : stats[i]) {
       row.mean.push_back(s.mean);
       row.std.push_back(s.std());
@@ -81,7 +97,7 @@ void write_csv(const Table& table, const std::string& path) {
     out << header << "count\n";
     for (const auto& row : table.rows) {
       std::string line;
-      for (const auto& p : table.param_names) line += csv_field(row.params.entry(p).text) + ",";
+      for (const auto& p : table.param_names) line += (row.params.has(p) ? csv_field(row.params.entry(p).text) : "") + ",";
       for (std::size_t k = 0; k < table.metric_names.size(); ++k)
         line += format_number(row.mean[k]) + "," + format_number(row.std[k]) + "," + format_number(row.sem[k]) + ",";
       out << line << row.count << "\n";

@@ -57,9 +57,11 @@ bool entry_is(const Params::Entry& e, const std::string& wanted) {
   return same_value(e.text, wanted) || (!e.given.empty() && e.given == wanted);
 }
 
+// A condition on a parameter the row does not have (in a multi-part sweep, a parameter of another
+// part's measure) does not apply to it. Names were checked against the declarations at load time.
 bool matches(const Table::Row& row, const std::map<std::string, std::string>& where) {
   for (const auto& [name, value] : where)
-    if (!entry_is(param_of(row, name), value)) return false;
+    if (row.params.has(name) && !entry_is(row.params.entry(name), value)) return false;
   return true;
 }
 
@@ -78,6 +80,9 @@ struct Context {
   std::vector<Point> select() const {
     const std::size_t m = table.metric_index(spec.y);
     std::vector<Point> out;
+    for (const auto& [name, value] : spec.where)
+      if (std::find(table.param_names.begin(), table.param_names.end(), name) == table.param_names.end())
+        throw InputError("unknown parameter '" + name + "' in where");
     for (const auto& row : table.rows) {
       if (!matches(row, spec.where)) continue;
       double x = kNaN;
@@ -94,6 +99,7 @@ struct Context {
   // "d=64 T=inf": the grid axes of the row (what tells points apart), or x alone without a grid.
   std::string where_text(const Table::Row& row) const {
     std::string out;
+    if (row.params.has("part")) out = "part=" + row.params.entry("part").text;
     for (const auto& axis : sweep.grid)
       if (row.params.has(axis.name)) out += (out.empty() ? "" : " ") + axis.name + "=" + row.params.entry(axis.name).text;
     if (out.empty() && !spec.x.empty()) out = spec.x + "=" + param_of(row, spec.x).text;
@@ -200,17 +206,34 @@ void check_ordered(const Context& c, CheckResult& r) {
   const auto& order = c.spec.order;
   if (c.spec.series.empty() || order.size() < 2)
     throw InputError("check kind 'ordered' needs series and an order of at least two values");
+  // Groups of equal rank (plain lists: one value each).
+  std::vector<std::size_t> group = c.spec.order_group;
+  if (group.size() != order.size()) {
+    group.resize(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) group[k] = k;
+  }
   std::string list;
-  for (const auto& v : order) list += (list.empty() ? "" : c.spec.decreasing ? " >= " : " <= ") + c.spec.series + "=" + v;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const bool first_of_group = k == 0 || group[k] != group[k - 1];
+    const bool last_of_group = k + 1 == order.size() || group[k + 1] != group[k];
+    const bool grouped = !(first_of_group && last_of_group);
+    if (k > 0) list += first_of_group ? (c.spec.decreasing ? " >= " : " <= ") : ", ";
+    if (grouped && first_of_group) list += "{";
+    list += c.spec.series + "=" + order[k];
+    if (grouped && last_of_group) list += "}";
+  }
   r.expected = c.spec.y + " at " + list;
 
   // Groups: rows equal in every grid axis except the series (x included), in table order.
   std::vector<std::pair<std::string, std::vector<const Point*>>> groups;
   const auto points = c.select();
   for (const Point& p : points) {
+    // Axes fixed by `where` are left out: in a multi-part sweep only some parts have them.
     std::string key = c.spec.x + "=" + param_of(*p.row, c.spec.x).text;
+    if (c.spec.series != "part" && p.row->params.has("part")) key += " part=" + p.row->params.entry("part").text;
     for (const auto& axis : c.sweep.grid)
-      if (axis.name != c.spec.series && axis.name != c.spec.x && p.row->params.has(axis.name))
+      if (axis.name != c.spec.series && axis.name != c.spec.x && !c.spec.where.count(axis.name) &&
+          p.row->params.has(axis.name))
         key += " " + axis.name + "=" + p.row->params.entry(axis.name).text;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) groups.push_back({key, {}}), it = groups.end() - 1;
@@ -238,19 +261,22 @@ void check_ordered(const Context& c, CheckResult& r) {
     }
     ++checked;
     bool bad = false;
-    for (std::size_t k = 0; k + 1 < ys.size(); ++k) {
-      const double a = ys[k], b = ys[k + 1];
-      const bool ok = c.spec.decreasing ? a >= b : a <= b;
-      if (ok) continue;
-      bad = true;
-      double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
-      if (std::isnan(excess)) excess = INFINITY;
-      if (excess > worst_excess) {
-        worst_excess = excess;
-        worst_text = fmt::format("at {}: {} {} (={}) {} {} (={})", key, c.spec.y, num(a), order[k],
-                                 c.spec.decreasing ? "<" : ">", num(b), order[k + 1]);
+    // Every member of a group against every member of the next group.
+    for (std::size_t k = 0; k < ys.size(); ++k)
+      for (std::size_t l = k + 1; l < ys.size(); ++l) {
+        if (group[l] != group[k] + 1) continue;
+        const double a = ys[k], b = ys[l];
+        const bool ok = c.spec.decreasing ? a >= b : a <= b;
+        if (ok) continue;
+        bad = true;
+        double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
+        if (std::isnan(excess)) excess = INFINITY;
+        if (excess > worst_excess) {
+          worst_excess = excess;
+          worst_text = fmt::format("at {}: {} {} (={}) {} {} (={})", key, c.spec.y, num(a), order[k],
+                                   c.spec.decreasing ? "<" : ">", num(b), order[l]);
+        }
       }
-    }
     violated += bad;
   }
   const std::string skip_text = skipped ? fmt::format(", {} skipped (a series missing)", skipped) : "";

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "scalinglab/lab/panels.hpp"
 #include "scalinglab/lab/plot.hpp"
 
 namespace scalinglab {
@@ -21,42 +22,6 @@ struct Panel {
   const std::vector<double>* values = nullptr;
 };
 
-bool matches(const Params& p, const std::map<std::string, std::string>& where) {
-  for (const auto& [name, value] : where) {
-    if (!p.has(name)) return false;
-    const auto& e = p.entry(name);
-    if (e.text != value && e.given != value) return false;
-  }
-  return true;
-}
-
-const std::vector<double>* first_run_series(const std::vector<TaskResult>& results, const std::string& key,
-                                            const std::string& metric) {
-  const TaskResult* best = nullptr;
-  for (const auto& r : results)
-    if (r.key == key && (!best || r.run < best->run)) best = &r;
-  if (!best) return nullptr;
-  for (const auto& [name, values] : best->record.series)
-    if (name == metric) return &values;
-  return nullptr;
-}
-
-std::string gp_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  return out + "\"";
-}
-
-// Panel titles are parameter names and values: escape gnuplot's enhanced-text markup.
-std::string plain(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~') out += "\\";
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, const std::vector<TaskResult>& results,
@@ -64,7 +29,7 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
                    const std::string& title) {
   std::vector<Panel> panels;
   for (const auto& pt : points) {
-    if (!matches(pt.params, plot.where)) continue;
+    if (!panel_matches(pt, plot.where)) continue;
     const auto* values = first_run_series(results, pt.key, plot.matrix);
     if (!values) continue;
     Panel panel;
@@ -77,10 +42,7 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
       continue;
     }
     panel.values = values;
-    for (const auto& axis : axes) {
-      const auto& e = pt.params.entry(axis);
-      panel.title += (panel.title.empty() ? "" : ", ") + axis + " = " + (e.given.empty() ? e.text : e.given);
-    }
+    panel.title = panel_title(pt, axes);
     panels.push_back(panel);
   }
   if (panels.empty()) {
@@ -104,9 +66,7 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
     }
   }
   const std::size_t n = panels.size();
-  const auto ncols = plot.columns > 0 ? std::min<std::size_t>(static_cast<std::size_t>(plot.columns), n)
-                                      : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
-  const std::size_t nrows = (n + ncols - 1) / ncols;
+  const auto [nrows, ncols] = panel_grid(n, plot.columns);
   const int width = static_cast<int>(380 * ncols + 40), height = static_cast<int>(260 * nrows + 60);
   // The same multiplot is drawn twice, for the SVG and the PNG terminal.
   auto multiplot = [&](std::ostream& gp) {
@@ -117,7 +77,7 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
       double amax = 0;
       for (double v : *p.values) amax = std::max(amax, std::fabs(v));
       if (!(amax > 0)) amax = 1;  // symmetric colour range: white is 0
-      gp << "set title " << gp_quoted(plain(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
+      gp << "set title " << gp_quoted(gp_plain(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
          << "set cbtics (" << -amax << ", 0, " << amax << ") format \"%.2g\"\n"
          << "set xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n"
          << "plot " << gp_quoted(name + ".dat") << " index " << i << " matrix with image\n";

@@ -137,7 +137,7 @@ std::string title_string(const std::string& t) {
 
 bool matches(const Params& p, const std::map<std::string, std::string>& where) {
   for (const auto& [name, value] : where) {
-    if (!p.has(name)) throw InputError("plot: unknown parameter '" + name + "' in where");
+    if (!p.has(name)) continue;  // a parameter of another part's measure: the condition does not apply
     const std::string& text = p.entry(name).text;
     if (text == value || p.entry(name).given == value) continue;  // a formula matches itself
     char* end = nullptr;
@@ -154,12 +154,20 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
   std::vector<std::string> metrics = {plot.y};
   metrics.insert(metrics.end(), plot.more_y.begin(), plot.more_y.end());
   std::vector<Curve> curves;
+  for (const auto& [name, value] : plot.where)
+    if (std::find(table.param_names.begin(), table.param_names.end(), name) == table.param_names.end())
+      throw InputError("plot: unknown parameter '" + name + "' in where");
   for (const auto& metric : metrics)
   for (const auto& row : table.rows) {
     const std::size_t m = table.metric_index(metric);
     if (!matches(row.params, plot.where)) continue;
     if (!row.params.has(plot.x)) throw InputError("plot: unknown parameter x = '" + plot.x + "'");
-    std::string label = plot.series.empty() ? metric : plot.series + " = " + series_value(row.params.entry(plot.series));
+    std::string label = metric;
+    if (!plot.series.empty()) {
+      const std::string value = row.params.has(plot.series) ? series_value(row.params.entry(plot.series)) : "n/a";
+      const auto named = plot.series_labels.find(value);
+      label = named != plot.series_labels.end() ? named->second : plot.series + " = " + value;
+    }
     if (metrics.size() > 1 && !plot.series.empty()) label = metric + ", " + label;
     auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.label == label; });
     if (it == curves.end()) curves.push_back({label, {}, {}, false}), it = curves.end() - 1;
@@ -269,6 +277,14 @@ void axis_lines(std::ostream& gp, char axis, bool log, std::pair<double, double>
   gp << fmt::format("set {}range [{:.10g}:{:.10g}]\n", axis, range.first, range.second);
 }
 
+// The legend sits right of the plot; long labels would squeeze the plot, so they go below it.
+std::string key_line(const std::vector<Curve>& curves) {
+  std::size_t longest = 0;
+  for (const auto& c : curves) longest = std::max(longest, c.label.size());
+  if (longest > 26) return "set key below Left reverse samplen 2.5 spacing 1.1 maxcols 2\n";
+  return "set key outside right top Left reverse samplen 2.5 spacing 1.2\n";
+}
+
 void write_gp(const std::string& path, const std::string& name, const PlotSpec& plot, const std::string& title,
               const std::vector<Curve>& curves) {
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -295,7 +311,7 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
      << "set border 3 lc rgb '#404040' lw 1\n"
      << "set tics nomirror out scale 0.6\n"
      << "set grid xtics ytics mxtics mytics lt 1 lc rgb '#e4e4e4' lw 1, lt 1 lc rgb '#f3f3f3' lw 0.6\n"
-     << "set key outside right top Left reverse samplen 2.5 spacing 1.2\n"
+     << key_line(curves)
      << "set style fill transparent solid 0.18 noborder\n";
   axis_lines(gp, 'x', plot.logx, padded_range(xlo, xhi, plot.logx));
   axis_lines(gp, 'y', plot.logy, padded_range(ylo, yhi, plot.logy));

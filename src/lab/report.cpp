@@ -134,7 +134,7 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
   for (const auto& r : reports) {
     const std::string stem = r.sweep.name;
     md << "## " << stem << (r.sweep.title.empty() ? "" : ": " + r.sweep.title) << "\n\n"
-       << "`" << r.sweep.measure << "`, " << timing_text(r) << ". Data: [" << stem << "/summary.csv](" << stem
+       << "`" << r.sweep.measures_text() << "`, " << timing_text(r) << ". Data: [" << stem << "/summary.csv](" << stem
        << "/summary.csv), sweep file: [" << stem << "/sweep.toml](" << stem << "/sweep.toml).\n\n";
     if (!r.error.empty()) md << "**ERROR**: " << r.error << "\n\n";
     if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png")) md << "![" << stem << "](" << stem << "/plot.png)\n\n";
@@ -164,7 +164,7 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
   for (const auto& r : reports) {
     const std::string stem = r.sweep.name;
     h << "<h2>" << html_escape(stem + (r.sweep.title.empty() ? "" : ": " + r.sweep.title)) << "</h2>\n"
-      << "<p class=\"meta\">" << html_escape(r.sweep.measure) << ", " << timing_text(r) << ". <a href=\""
+      << "<p class=\"meta\">" << html_escape(r.sweep.measures_text()) << ", " << timing_text(r) << ". <a href=\""
       << html_escape(stem) << "/summary.csv\">summary.csv</a></p>\n";
     if (!r.error.empty()) h << "<p class=\"fail\">ERROR: " << html_escape(r.error) << "</p>\n";
     const fs::path svg = out_dir / stem / "plot.svg";
@@ -225,7 +225,7 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
   for (std::size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
     std::printf("\n[%zu/%zu] %s: %s\n", i + 1, reports.size(), r.sweep.name.c_str(),
-                r.sweep.title.empty() ? r.sweep.measure.c_str() : r.sweep.title.c_str());
+                r.sweep.title.empty() ? r.sweep.name.c_str() : r.sweep.title.c_str());
     std::fflush(stdout);
     RunOptions run;
     run.out_dir = (out_dir / r.sweep.name).string();

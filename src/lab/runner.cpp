@@ -18,6 +18,7 @@
 #include "scalinglab/lab/aggregate.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/heatmap.hpp"
+#include "scalinglab/lab/scatter.hpp"
 #include "scalinglab/lab/plot.hpp"
 #include "scalinglab/lab/progress.hpp"
 #include "scalinglab/lab/results.hpp"
@@ -135,12 +136,11 @@ struct Finished {
 };
 
 Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registry) {
-  const Measure& measure = registry.get(sweep.measure);
-  const auto points = expand_grid(sweep, measure);
+  const auto points = expand_grid(sweep, registry);
   std::vector<TaskResult> results;
   for (auto& r : read_results((dir / kResults).string()))
     if (same_seed(r, sweep.seed) && r.run < static_cast<uint64_t>(sweep.runs)) results.push_back(std::move(r));
-  const Table table = aggregate(points, results, measure);
+  const Table table = aggregate(points, results);
   std::size_t present = 0;
   for (const auto& row : table.rows) present += row.count;
   const std::size_t expected = points.size() * static_cast<std::size_t>(sweep.runs);
@@ -150,10 +150,13 @@ Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registr
   write_csv(table, (dir / "summary.csv").string());
   Finished f;
   const std::string title = sweep.title.empty() ? sweep.name : sweep.title;
+  std::vector<std::string> axes;  // panel titles of the multi-panel kinds
+  if (!sweep.parts.empty()) axes.push_back("part");
+  for (const auto& a : sweep.grid) axes.push_back(a.name);
   if (sweep.plot && sweep.plot->kind == "heatmap") {
-    std::vector<std::string> axes;
-    for (const auto& a : sweep.grid) axes.push_back(a.name);
     f.plotted = draw_heatmaps(*sweep.plot, points, results, axes, dir.string(), "plot", title);
+  } else if (sweep.plot && sweep.plot->kind == "scatter") {
+    f.plotted = draw_scatter(*sweep.plot, points, results, axes, dir.string(), "plot", title);
   } else if (sweep.plot) {
     f.plotted = draw_plot(*sweep.plot, table, dir.string(), "plot", title);
   }
@@ -176,8 +179,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   const int shards = options.shard_count, shard = options.shard_index;
   if (shards < 1 || shard < 0 || shard >= shards)
     throw InputError("--shard " + std::to_string(shard) + "/" + std::to_string(shards) + ": expected i/n with 0 <= i < n");
-  const Measure& measure = registry.get(sweep.measure);
-  const auto points = expand_grid(sweep, measure);
+  const auto points = expand_grid(sweep, registry);
   RunOutcome out;
   out.out_dir = options.out_dir.empty() ? "results/" + sweep.name : options.out_dir;
   const fs::path dir = out.out_dir, results_path = dir / kResults;
@@ -230,9 +232,11 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   parallel_for(todo.size(), threads, [&](std::size_t i, int) {
     const Task& t = todo[i];
     const auto start = std::chrono::steady_clock::now();
-    Record record = run_task(measure, t.point->params, sweep.seed, t.run);
+    Record record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    writer->append({t.point->index, t.point->key, t.run, t.point->params.to_json(), std::move(record), seconds});
+    nlohmann::json params = t.point->params.to_json();
+    if (!t.point->part.empty()) params["part"] = t.point->part;
+    writer->append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
     progress.advance();
   });
   progress.finish();
@@ -278,8 +282,7 @@ RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::s
                        " (sweep.toml or run.json differ)");
   }
 
-  const Measure& measure = registry.get(sweep.measure);
-  const auto points = expand_grid(sweep, measure);
+  const auto points = expand_grid(sweep, registry);
   std::map<std::string, std::size_t> point_of;
   for (const auto& p : points) point_of.emplace(p.key, p.index);
   std::map<std::pair<std::size_t, uint64_t>, std::pair<TaskResult, fs::path>> merged;  // task order

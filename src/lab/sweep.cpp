@@ -2,6 +2,7 @@
 #include "scalinglab/lab/sweep.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +127,9 @@ class Reader {
   std::string where_value(const toml::node* n, const ParamSpec& p, const std::string& key) const {
     std::string t = text(n, key);
     if (p.type == ParamType::Bool) return (t == "true" || t == "1" || t == "yes") ? "true" : "false";
+    if (p.type == ParamType::Choice && !p.choices.empty() &&
+        std::find(p.choices.begin(), p.choices.end(), t) == p.choices.end())
+      fail(n, key + ": '" + t + "' is not a value of " + p.name + " (" + join(p.choices) + ")");
     if (p.type == ParamType::Choice) return t;
     if (auto v = parse_double(t)) return canonical_text(p, *v);
     return t;
@@ -152,11 +156,14 @@ class Reader {
 
   // Settings shared by the file and its profiles: params (fixed) and grid (axes). A later setting
   // of a parameter replaces an earlier one, fixed or on an axis.
-  void params(const toml::node* n, const std::string& key, Sweep& s) const {
+  // `everywhere` (profiles, --set): the value also replaces the parts' own values.
+  void params(const toml::node* n, const std::string& key, Sweep& s, bool everywhere = false) const {
     for (const auto& [k, v] : ordered(table(n, key))) {
+      not_part(v, k, key);
       param(v, k, key);
       s.fixed[k] = text(v, key + "." + k);
       unset_axis(s, k);
+      if (everywhere) unset_in_parts(s, k);
     }
   }
   static void unset_axis(Sweep& s, const std::string& name) {
@@ -164,8 +171,16 @@ class Reader {
     for (auto& a : s.grid)
       for (auto& set : a.linked) set.erase(name);
   }
-  void grid(const toml::node* n, const std::string& key, Sweep& s) const {
+  void not_part(const toml::node* n, const std::string& name, const std::string& key) const {
+    if (name == "part") fail(n, key + ": 'part' names the [[part]] tables; it cannot be set");
+  }
+  static void unset_in_parts(Sweep& s, const std::string& name) {
+    for (auto& part : s.parts) part.fixed.erase(name);
+  }
+  void grid(const toml::node* n, const std::string& key, Sweep& s, bool everywhere = false) const {
     for (const auto& [k, v] : ordered(table(n, key))) {
+      if (everywhere) unset_in_parts(s, k);
+      not_part(v, k, key);
       const std::string axis_key = key + "." + k;
       GridAxis axis{k, {}, {}};
       const ParamSpec& p = param(v, k, key);
@@ -207,14 +222,36 @@ class Reader {
   PlotSpec heatmap(const toml::node* n, const toml::table& t, PlotSpec p) const {
     for (const char* key : {"matrix", "rows", "cols"})
       if (!t.contains(key)) fail(n, std::string("[plot] heatmap: needs ") + key);
-    for (const char* key : {"x", "y", "series", "log", "band", "reference"})
-      if (t.contains(key)) fail(t.get(key), std::string("[plot] heatmap: '") + key + "' applies to line plots only");
+    for (const char* key : {"x", "y", "series", "log", "band", "reference", "points", "classes", "centers"})
+      if (t.contains(key)) fail(t.get(key), std::string("[plot] heatmap: '") + key + "' does not apply to heat maps");
     p.matrix = string(t.get("matrix"), "[plot] matrix");
     bool is_series = false;
     for (const auto& mm : m_->metrics) is_series = is_series || (mm.series && mm.name == p.matrix);
     if (!is_series) fail(t.get("matrix"), "[plot] matrix: '" + p.matrix + "' is not a series metric of " + m_->name);
     param(t.get("rows"), p.rows = string(t.get("rows"), "[plot] rows"), "[plot] rows");
     param(t.get("cols"), p.cols = string(t.get("cols"), "[plot] cols"), "[plot] cols");
+    return panel_options(t, std::move(p));
+  }
+
+  // [plot] kind = "scatter": points (a series metric), optional classes and centers (series).
+  PlotSpec scatter(const toml::node* n, const toml::table& t, PlotSpec p) const {
+    if (!t.contains("points")) fail(n, "[plot] scatter: needs points (a series metric holding n x 2 values)");
+    for (const char* key : {"x", "y", "series", "log", "band", "reference", "matrix", "rows", "cols"})
+      if (t.contains(key)) fail(t.get(key), std::string("[plot] scatter: '") + key + "' does not apply to scatter plots");
+    auto series_metric = [&](const char* key) {
+      const std::string name = string(t.get(key), std::string("[plot] ") + key);
+      bool is_series = false;
+      for (const auto& mm : m_->metrics) is_series = is_series || (mm.series && mm.name == name);
+      if (!is_series) fail(t.get(key), std::string("[plot] ") + key + ": '" + name + "' is not a series metric of " + m_->name);
+      return name;
+    };
+    p.points = series_metric("points");
+    if (t.contains("classes")) p.classes = series_metric("classes");
+    if (t.contains("centers")) p.centers = series_metric("centers");
+    return panel_options(t, std::move(p));
+  }
+  // Title, labels, where and columns of the multi-panel kinds.
+  PlotSpec panel_options(const toml::table& t, PlotSpec p) const {
     if (auto v = t.get("title")) p.title = string(v, "[plot] title");
     if (auto v = t.get("xlabel")) p.xlabel = string(v, "[plot] xlabel");
     if (auto v = t.get("ylabel")) p.ylabel = string(v, "[plot] ylabel");
@@ -229,15 +266,19 @@ class Reader {
 
   PlotSpec plot(const toml::node* n) const {
     const auto& t = table(n, "[plot]");
-    allow_keys(t, {"kind", "matrix", "rows", "cols", "columns", "x", "y", "series", "log", "title", "xlabel", "ylabel", "band",
-                   "where", "reference"},
+    allow_keys(t, {"kind", "matrix", "rows", "cols", "columns", "points", "classes", "centers", "x", "y", "series", "log",
+                   "title", "xlabel", "ylabel", "band", "where", "reference"},
                "[plot]");
     PlotSpec p;
     if (auto v = t.get("kind")) {
       p.kind = string(v, "[plot] kind");
-      if (p.kind != "lines" && p.kind != "heatmap") fail(v, "[plot] kind: expected \"lines\" or \"heatmap\"");
+      if (p.kind != "lines" && p.kind != "heatmap" && p.kind != "scatter")
+        fail(v, "[plot] kind: expected \"lines\", \"heatmap\" or \"scatter\"");
     }
     if (p.kind == "heatmap") return heatmap(n, t, std::move(p));
+    if (p.kind == "scatter") return scatter(n, t, std::move(p));
+    for (const char* key : {"points", "classes", "centers", "matrix", "rows", "cols", "columns"})
+      if (t.contains(key)) fail(t.get(key), std::string("[plot] '") + key + "' needs kind = \"heatmap\" or \"scatter\"");
     if (!t.contains("x") || !t.contains("y")) fail(n, "[plot]: needs x (a parameter) and y (a metric)");
     p.x = string(t.get("x"), "[plot] x");
     param(t.get("x"), p.x, "[plot] x");
@@ -338,7 +379,20 @@ class Reader {
       const ParamSpec& sp = param(need("series"), c.series = string(need("series"), key + " series"), key);
       const auto* order = need("order")->as_array();
       if (!order || order->size() < 2) fail(kn, key + ": order needs a list of at least two series values");
-      for (const auto& e : *order) c.order.push_back(where_value(&e, sp, key + " order"));
+      for (std::size_t g = 0; g < order->size(); ++g) {
+        const toml::node* e = order->get(g);
+        if (const auto* group = e->as_array()) {  // a group: its members share a rank
+          if (group->empty()) fail(e, key + " order: empty group");
+          for (const auto& m : *group) {
+            if (m.is_array()) fail(&m, key + " order: groups do not nest");
+            c.order.push_back(where_value(&m, sp, key + " order"));
+            c.order_group.push_back(g);
+          }
+        } else {
+          c.order.push_back(where_value(e, sp, key + " order"));
+          c.order_group.push_back(g);
+        }
+      }
       if (auto v = k.get("decreasing")) c.decreasing = boolean(v, key + " decreasing");
     } else {
       c.threshold = number(need("threshold"), key + " threshold");
@@ -350,42 +404,69 @@ class Reader {
     return c;
   }
 
+  // [[part]] tables: name, measure and the part's own params (checked against its measure). Builds
+  // the union of the parts' declarations, against which shared keys, plot and checks are checked.
+  void parts(const toml::node* n, const Registry& registry, Sweep& s) {
+    const auto* arr = n->as_array();
+    if (!arr || arr->empty() || !arr->is_array_of_tables()) fail(n, "part: use [[part]] tables, one per measure");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const toml::node* pn = arr->get(i);
+      const std::string key = "[[part]] #" + std::to_string(i + 1);
+      const auto& t = table(pn, key);
+      allow_keys(t, {"name", "label", "measure", "params"}, key);
+      if (!t.contains("name") || !t.contains("measure")) fail(pn, key + ": needs name and measure");
+      SweepPart part;
+      part.name = string(t.get("name"), key + " name");
+      const bool word = !part.name.empty() && std::all_of(part.name.begin(), part.name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
+      });
+      if (!word) fail(t.get("name"), key + " name: use letters, digits and _ - . + (it labels curves and rows)");
+      for (const auto& other : s.parts)
+        if (other.name == part.name) fail(t.get("name"), key + " name: '" + part.name + "' is used twice");
+      part.label = t.contains("label") ? string(t.get("label"), key + " label") : part.name;
+      part.measure = string(t.get("measure"), key + " measure");
+      const Measure* pm = nullptr;
+      try {
+        pm = &registry.get(part.measure);
+      } catch (const InputError& e) {
+        fail(t.get("measure"), key + " measure: " + e.what());
+      }
+      if (auto v = t.get("params")) {
+        const Measure* shared = m_;
+        m_ = pm;
+        for (const auto& [k, pv] : ordered(table(v, key + " params"))) {
+          param(pv, k, key + " params");
+          part.fixed[k] = text(pv, key + " params." + k);
+        }
+        m_ = shared;
+      }
+      s.parts.push_back(std::move(part));
+      merge_into_union(*pm);
+    }
+    ParamSpec part_spec = part_param();
+    for (const auto& p : s.parts) part_spec.choices.push_back(p.name);
+    union_.params.insert(union_.params.begin(), part_spec);
+    union_.name = "the parts (" + s.measures_text() + ")";
+    m_ = &union_;
+  }
+
  private:
+  void merge_into_union(const Measure& pm) {
+    for (const auto& p : pm.params)
+      if (!union_.param(p.name)) union_.params.push_back(p);
+    for (const auto& mm : pm.metrics) {
+      const bool known = std::any_of(union_.metrics.begin(), union_.metrics.end(),
+                                     [&](const MetricSpec& u) { return u.name == mm.name; });
+      if (!known) union_.metrics.push_back(mm);
+    }
+  }
+
   std::string file_;
   const Measure* m_;
+  Measure union_;  // multi-part sweeps: the union of the parts' parameters and metrics
 };
 
 }  // namespace
-
-std::vector<std::string> expand_values(const std::string& spec, const ParamSpec& param) {
-  std::string s = spec;
-  std::erase_if(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
-  const bool log = s.rfind("logspace(", 0) == 0, lin = s.rfind("linspace(", 0) == 0;
-  if (!log && !lin) return {spec};
-  if (param.type == ParamType::Choice || param.type == ParamType::Bool)
-    throw InputError("'" + spec + "': " + param.name + " is not numeric");
-  if (s.back() != ')') throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n)");
-  std::vector<std::string> args;
-  std::stringstream in(s.substr(9, s.size() - 10));
-  for (std::string a; std::getline(in, a, ',');) args.push_back(a);
-  std::vector<std::optional<double>> v;
-  for (const auto& a : args) v.push_back(parse_double(a));
-  if (args.size() != 3 || !v[0] || !v[1] || !v[2] || !std::isfinite(*v[0]) || !std::isfinite(*v[1]))
-    throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n) with finite numbers a, b");
-  const double a = *v[0], b = *v[1], n = *v[2];
-  if (n < 1 || n != std::floor(n) || n > 1e6) throw InputError("'" + spec + "': n must be a positive integer");
-  if (log && (a <= 0 || b <= 0)) throw InputError("'" + spec + "': logspace needs a > 0 and b > 0");
-  const bool integral = param.type == ParamType::Int || param.type == ParamType::Count;
-  std::vector<std::string> out;
-  for (int i = 0; i < static_cast<int>(n); ++i) {
-    const double f = n > 1 ? i / (n - 1) : 0.0;
-    double x = i == n - 1 && n > 1 ? b : log ? a * std::pow(b / a, f) : a + (b - a) * f;
-    if (integral) x = std::round(x);
-    std::string t = canonical_text(param, x);
-    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));  // rounding duplicates
-  }
-  return out;
-}
 
 Sweep parse_sweep(const std::string& text, const std::string& path, const std::string& profile,
                   const std::vector<std::string>& sets, const Registry& registry) {
@@ -398,20 +479,29 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     throw InputError(path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
                      ": malformed TOML: " + std::string(e.description()));
   }
-  r.allow_keys(doc, {"measure", "title", "runs", "seed", "params", "grid", "profile", "plot", "check"}, "top level");
+  r.allow_keys(doc, {"measure", "title", "runs", "seed", "params", "grid", "profile", "plot", "check", "part"},
+               "top level");
   Sweep s;
   s.path = path;
   s.name = std::filesystem::path(path).stem().string();
   s.text = text;
-  if (!doc.contains("measure")) throw InputError(path + ": missing key 'measure' (e.g. measure = \"memory.error\")");
-  s.measure = r.string(doc.get("measure"), "measure");
-  const Measure* m = nullptr;
-  try {
-    m = &registry.get(s.measure);
-  } catch (const InputError& e) {
-    r.fail(doc.get("measure"), std::string("measure: ") + e.what());
+  if (doc.contains("measure") && doc.contains("part"))
+    r.fail(doc.get("part"), "part: a sweep has either one `measure` or [[part]] tables, not both");
+  if (auto v = doc.get("part")) {
+    r.parts(v, registry, s);
+    s.measure = s.parts.front().measure;
+  } else {
+    if (!doc.contains("measure"))
+      throw InputError(path + ": missing key 'measure' (e.g. measure = \"memory.error\"), or [[part]] tables");
+    s.measure = r.string(doc.get("measure"), "measure");
+    const Measure* m = nullptr;
+    try {
+      m = &registry.get(s.measure);
+    } catch (const InputError& e) {
+      r.fail(doc.get("measure"), std::string("measure: ") + e.what());
+    }
+    r.set_measure(m);
   }
-  r.set_measure(m);
   if (auto v = doc.get("title")) s.title = r.string(v, "title");
   if (auto v = doc.get("runs")) s.runs = r.integer(v, "runs", 1);
   if (auto v = doc.get("seed")) s.seed = static_cast<uint64_t>(r.integer(v, "seed", 0));
@@ -432,8 +522,8 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
       if (auto x = t.get("title")) target.title = r.string(x, key + " title");
       if (auto x = t.get("runs")) target.runs = r.integer(x, key + " runs", 1);
       if (auto x = t.get("seed")) target.seed = static_cast<uint64_t>(r.integer(x, key + " seed", 0));
-      if (auto x = t.get("params")) r.params(x, key + " params", target);
-      if (auto x = t.get("grid")) r.grid(x, key + " grid", target);
+      if (auto x = t.get("params")) r.params(x, key + " params", target, true);
+      if (auto x = t.get("grid")) r.grid(x, key + " grid", target, true);
       if (name == profile) s.profile = profile;
     }
   }
@@ -448,17 +538,21 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
       else s.seed = static_cast<uint64_t>(*x);
       continue;
     }
+    if (k == "part") throw InputError(path + ": " + key + ": 'part' names the parts; it cannot be set");
     r.param(nullptr, k, key);
     s.fixed[k] = val;
     Reader::unset_axis(s, k);
+    Reader::unset_in_parts(s, k);
   }
   if (auto v = doc.get("plot")) s.plot = r.plot(v);
+  if (s.plot && s.plot->series == "part")
+    for (const auto& p : s.parts) s.plot->series_labels[p.name] = p.label;
   if (auto v = doc.get("check")) {
     const auto* arr = v->as_array();
     if (!arr) r.fail(v, "check: use [[check]] tables, one per claim");
     for (std::size_t i = 0; i < arr->size(); ++i) s.checks.push_back(r.check(arr->get(i), i));
   }
-  expand_grid(s, *m);  // resolves every point now: bad values fail before anything runs
+  expand_grid(s, registry);  // resolves every point now: bad values fail before anything runs
   return s;
 }
 
@@ -473,42 +567,6 @@ Sweep load_sweep(const std::string& path, const std::string& profile, const std:
 
 Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets) {
   return load_sweep(path, profile, sets, builtin_registry());
-}
-
-std::vector<GridPoint> expand_grid(const Sweep& sweep, const Measure& measure) {
-  std::size_t total = 1;
-  for (const auto& axis : sweep.grid) total *= axis.values.size();
-  std::vector<GridPoint> points;
-  points.reserve(total);
-  std::map<std::string, std::size_t> seen;
-  std::vector<std::size_t> at(sweep.grid.size(), 0);  // odometer, last axis fastest
-  for (std::size_t i = 0; i < total; ++i) {
-    std::map<std::string, std::string> given = sweep.fixed;
-    given["runs"] = std::to_string(sweep.runs);
-    given["seed"] = std::to_string(sweep.seed);
-    std::string label;
-    for (std::size_t a = 0; a < sweep.grid.size(); ++a) {
-      const GridAxis& axis = sweep.grid[a];
-      if (axis.linked.empty()) {
-        given[axis.name] = axis.values[at[a]];
-      } else {
-        for (const auto& [name, value] : axis.linked[at[a]]) given[name] = value;
-      }
-      label += " " + axis.name + "=" + axis.values[at[a]];
-    }
-    const std::string context = sweep.path + (label.empty() ? ": [params]" : ": grid point" + label);
-    Params params = resolve_params(measure.params, given, context);
-    std::string key = params.canonical();
-    if (auto [it, fresh] = seen.emplace(key, i); !fresh)
-      throw InputError(context + ": same parameters as grid point #" + std::to_string(it->second + 1) + " (" +
-                       key + "); remove the duplicate value");
-    points.push_back(GridPoint{i, std::move(params), std::move(key)});
-    for (std::size_t a = sweep.grid.size(); a-- > 0;) {
-      if (++at[a] < sweep.grid[a].values.size()) break;
-      at[a] = 0;
-    }
-  }
-  return points;
 }
 
 }  // namespace scalinglab

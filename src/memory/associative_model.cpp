@@ -81,14 +81,16 @@ double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std:
   return loss;
 }
 
-MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p) {
+MatrixRD all_features(const ModelSpec& spec, const ModelParams& p) {
   MatrixRD H;
   if (spec.kind == ModelKind::relu) H = p.E.cwiseMax(0.0);
   else H.noalias() = p.E * p.W.transpose();  // row x: (W e_x)^T
   if (spec.layernorm)
     for (Eigen::Index x = 0; x < H.rows(); ++x) H.row(x) /= std::sqrt(H.row(x).squaredNorm() + spec.ln_eps);
-  return H * p.U.transpose();
+  return H;
 }
+
+MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p) { return all_features(spec, p) * p.U.transpose(); }
 
 double model_error(const ModelSpec& spec, const ModelParams& p, const std::vector<double>& prob,
                    const std::vector<uint32_t>& label) {

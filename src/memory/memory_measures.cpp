@@ -123,6 +123,7 @@ Record train_run(const Params& prm, Stream& stream) {
   spec.snapshot_step = prm.integer("snapshot");
   spec.track_approx = prm.flag("approx");
   spec.zero_init_w = prm.choice("w_init") == "zero";
+  spec.keep_embeddings = prm.flag("embeddings");
   if (spec.track_approx && spec.model.kind != ModelKind::matrix)
     throw InputError("memory.train: approx=true needs model=matrix (E and U fixed)");
   if (!std::isinf(spec.batch) && std::isinf(spec.T))
@@ -140,6 +141,12 @@ Record train_run(const Params& prm, Stream& stream) {
     r.set("approx_gap", res.approx_error - res.error);
   }
   if (spec.snapshot_step >= 0) r.set_series("matrix", res.snapshot);
+  if (spec.keep_embeddings) {
+    r.set_series("E", res.E);
+    r.set_series("U", res.U);
+    r.set_series("features", res.features);
+    r.set_series("label", res.label);
+  }
   if (spec.curve_points > 0) {
     r.set_series("curve_step", res.curve_step);
     r.set_series("curve_error", res.curve_error);
@@ -261,6 +268,9 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(bool_param("approx", "false",
                                   "also follow the approximate update (19)-(20) on the same samples (matrix model)")
                            .implementation_switch());
+    m.params.push_back(bool_param("embeddings", "false",
+                                  "return the final E (N x d), U (M x d), features n(W e_x) (N x d) and labels f*(x) as series (Fig. 9)")
+                           .implementation_switch());
     m.params.push_back(bool_param("span_update", "true",
                                   "matrix model + sgd without layer norm: O(M N) steps in span{u_z e_x^T} (false: dense)")
                            .implementation_switch());
@@ -272,7 +282,11 @@ void register_memory_measures(Registry& r) {
                  {"curve_error", "error (5) after those steps", true},
                  {"approx_error", "approx=true: error of W_q, q from the approximate update (20) on the same draws"},
                  {"approx_gap", "approx=true: approx_error - error (paired: same samples and embeddings)"},
-                 {"matrix", "snapshot >= 0: logits u_y^T n(W_t e_x), row-major M x N, after `snapshot` steps", true}};
+                 {"matrix", "snapshot >= 0: logits u_y^T n(W_t e_x), row-major M x N, after `snapshot` steps", true},
+                 {"E", "embeddings=true: final input embeddings e_x, row-major N x d", true},
+                 {"U", "embeddings=true: final unembeddings u_y, row-major M x d", true},
+                 {"features", "embeddings=true: final features n(W e_x) (relu: n(ReLU(e_x))) that U reads, row-major N x d", true},
+                 {"label", "embeddings=true: the label f*(x) of each input x", true}};
     m.fn = train_run;
     r.add(std::move(m));
   }

@@ -48,7 +48,8 @@ struct SpanState {
 }  // namespace
 
 bool uses_span_update(const TrainSpec& spec) {
-  return spec.span_update && spec.model.kind == ModelKind::matrix && !spec.model.layernorm &&
+  // The span update never forms W, which the features n(W e_x) of keep_embeddings need.
+  return spec.span_update && !spec.keep_embeddings && spec.model.kind == ModelKind::matrix && !spec.model.layernorm &&
          spec.optimizer.kind == OptimizerKind::sgd && spec.N <= kSpanMaxN;
 }
 
@@ -178,6 +179,13 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   }
   result.steps = steps;
   result.error = current_error();
+  if (spec.keep_embeddings) {
+    result.E.assign(p.E.data(), p.E.data() + p.E.size());
+    result.U.assign(p.U.data(), p.U.data() + p.U.size());
+    const MatrixRD H = all_features(spec.model, p);
+    result.features.assign(H.data(), H.data() + H.size());
+    result.label.assign(task.label.begin(), task.label.end());
+  }
   if (spec.track_approx) {
     // Logits of W_q = sum_x q(x) u_{f*(x)} e_x^T: (U U^T) B E^T with B[y] = sum_{f*(x) = y} q(x) e_x.
     MatrixRD B = MatrixRD::Zero(static_cast<Eigen::Index>(spec.M), static_cast<Eigen::Index>(spec.d));

@@ -154,6 +154,24 @@ TEST(Check, OrderedSeries) {
   EXPECT_FALSE(run(t, ordered({"100", "inf"})).passed);
 }
 
+TEST(Check, OrderedGroupsCompareEveryMemberWithTheNextGroup) {
+  const Table t = power_law_table().table;  // error(T=inf) < error(1000) < error(100) at every d
+  CheckSpec c = ordered({"inf", "1000", "100"});
+  c.order_group = {0, 0, 1};  // {inf, 1000} <= 100: members of a group are not compared
+  auto r = run(t, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.expected.find("{T=inf, T=1000} <= T=100"), std::string::npos) << r.expected;
+  c.order = {"1000", "inf", "100"};  // a group in any inner order
+  EXPECT_TRUE(run(t, c).passed);
+  c.order = {"100", "inf", "1000"};  // {100, inf} <= 1000 fails through 100
+  r = run(t, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.measured.find("(=100) > "), std::string::npos) << r.measured;
+  c.order = {"inf", "100", "1000"};
+  c.order_group = {0, 1, 1};  // inf <= {100, 1000}
+  EXPECT_TRUE(run(t, c).passed);
+}
+
 TEST(Check, OrderedWithACrossingFails) {
   HandTable h = power_law_table();
   h.table.rows[2].mean[0] = 1.0;  // T=100 at d=64 ...

@@ -32,6 +32,18 @@ const Registry& toy() {
       return rec;
     };
     reg.add(std::move(m));
+    // A second measure sharing N and d, for multi-part sweeps.
+    Measure t;
+    t.name = "toy.theory";
+    t.params = {int_param("N", "10", "size"), int_param("d", "16", "dimension"), real_param("y", "0", "a real")};
+    t.metrics = {{"value", "N / d"}, {"bound", "y"}};
+    t.fn = [](const Params& p, Stream&) {
+      Record rec;
+      rec.set("value", p.real("N") / p.real("d"));
+      rec.set("bound", p.real("y"));
+      return rec;
+    };
+    reg.add(std::move(t));
     return reg;
   }();
   return r;
@@ -131,6 +143,11 @@ reaches = { x = "d", y = "value", threshold = 0.01, rising = true, after = 50 }
   EXPECT_EQ(s.checks[1].kind, "below");
   EXPECT_EQ(s.checks[1].bound, "3.5*d^-1");
   EXPECT_EQ(s.checks[2].order, (std::vector<std::string>{"100", "inf"}));
+  EXPECT_EQ(s.checks[2].order_group, (std::vector<std::size_t>{0, 1}));
+  const Sweep g = parse(std::string(kHead) + "[grid]\nT = [1, 2, 3]\n[[check]]\nclaim = \"c\"\n"
+                        "ordered = { x = \"d\", y = \"value\", series = \"T\", order = [[1, 2], 3] }\n");
+  EXPECT_EQ(g.checks[0].order, (std::vector<std::string>{"1", "2", "3"}));
+  EXPECT_EQ(g.checks[0].order_group, (std::vector<std::size_t>{0, 0, 1}));
   EXPECT_TRUE(s.checks[2].decreasing);
   EXPECT_TRUE(s.checks[3].rising);
   EXPECT_FALSE(s.checks[3].before.has_value());
@@ -302,4 +319,84 @@ TEST(SweepFile, RejectsEachKindOfBadInput) {
   expect_error(c + "below = { x = \"d\", y = \"value\", bound = \"1\", where = { Q = 1 } }\n", {"where", "'Q'"});
   expect_error(c + "ordered = { x = \"d\", y = \"value\", series = \"scheme\", order = [\"a\"] }\n", {"at least two"});
   expect_error(c + "reaches = { x = \"d\", y = \"value\", threshold = 1 }\n", {"needs before or after"});
+}
+
+// Two measures over one grid: each part runs over the axes its measure declares, its own values
+// override the shared ones, and profiles and --set apply to every part.
+const char* kParts = R"toml(title = "noise vs theory"
+runs = 2
+[params]
+N = 100
+[grid]
+d = [8, 16]
+x = [1, 2]
+[[part]]
+name = "sim"
+measure = "toy.noise"
+params = { scheme = "b" }
+[[part]]
+name = "theory"
+measure = "toy.theory"
+params = { y = 3, N = 50 }
+[plot]
+x = "d"
+y = "value"
+series = "part"
+[[check]]
+claim = "theory below simulation"
+ordered = { x = "d", y = "value", series = "part", order = ["theory", "sim"], where = { x = 1 } }
+)toml";
+
+TEST(SweepParts, EachPartRunsOverTheAxesItsMeasureDeclares) {
+  const Sweep s = parse(kParts);
+  ASSERT_EQ(s.parts.size(), 2u);
+  EXPECT_EQ(s.measure, "toy.noise");
+  EXPECT_EQ(s.measures_text(), "toy.noise, toy.theory");
+  const auto points = expand_grid(s, toy());
+  ASSERT_EQ(points.size(), 6u);  // sim: d x x = 4; theory has no x: 2
+  EXPECT_EQ(points[0].part, "sim");
+  EXPECT_EQ(points[0].measure, &toy().get("toy.noise"));
+  EXPECT_EQ(points[0].params.choice("scheme"), "b");
+  EXPECT_EQ(points[0].params.integer("N"), 100);
+  EXPECT_EQ(points[1].params.real("x"), 2.0);
+  EXPECT_EQ(points[4].part, "theory");
+  EXPECT_EQ(points[4].measure, &toy().get("toy.theory"));
+  EXPECT_EQ(points[4].params.integer("N"), 50);  // the part's own value wins
+  EXPECT_EQ(points[4].params.integer("d"), 8);
+  EXPECT_EQ(points[5].params.integer("d"), 16);
+  EXPECT_EQ(points[4].key.rfind("part=theory ", 0), 0u) << points[4].key;
+  for (std::size_t i = 0; i < points.size(); ++i) EXPECT_EQ(points[i].index, i);
+
+  // --set and profiles replace the parts' own values too.
+  const Sweep set = parse(kParts, "", {"N=7"});
+  for (const auto& p : expand_grid(set, toy())) EXPECT_EQ(p.params.integer("N"), 7);
+  const Sweep quick = parse(std::string(kParts) + "[profile.quick]\nparams = { N = 9 }\ngrid = { d = [4] }\n", "quick");
+  const auto qp = expand_grid(quick, toy());
+  ASSERT_EQ(qp.size(), 3u);
+  for (const auto& p : qp) EXPECT_EQ(p.params.integer("N"), 9);
+
+  // A part may fix a grid axis: that axis is dropped for it.
+  const Sweep fixed = parse(std::string(kParts).replace(std::string(kParts).find("y = 3"), 5, "y = 3, d = 4"));
+  const auto fp = expand_grid(fixed, toy());
+  ASSERT_EQ(fp.size(), 5u);
+  EXPECT_EQ(fp[4].params.integer("d"), 4);
+}
+
+TEST(SweepParts, RejectsBadParts) {
+  const std::string part = "[[part]]\nname = \"a\"\nmeasure = \"toy.noise\"\n";
+  expect_error("measure = \"toy.noise\"\n" + part, {"not both"});
+  expect_error("part = 3\n", {"[[part]] tables"});
+  expect_error("[[part]]\nname = \"a\"\n", {"[[part]] #1", "needs name and measure"});
+  expect_error("[[part]]\nname = \"a\"\nmeasure = \"toy.nope\"\n", {"[[part]] #1 measure", "unknown measure"});
+  expect_error(part + part, {"[[part]] #2 name", "used twice"});
+  expect_error("[[part]]\nname = \"a b\"\nmeasure = \"toy.noise\"\n", {"[[part]] #1 name"});
+  expect_error("[[part]]\nname = \"a\"\nmeasure = \"toy.theory\"\nparams = { x = 1 }\n",
+               {"[[part]] #1 params", "unknown parameter 'x' of toy.theory"});
+  expect_error(part + "colour = 1\n", {"unknown key 'colour'"});
+  expect_error(part + "[params]\nQ = 1\n", {"[params]", "unknown parameter 'Q'"});
+  expect_error(part + "[grid]\npart = [\"a\"]\n", {"'part' names"});
+  expect_error(part + "[plot]\nx = \"d\"\ny = \"value\"\nwhere = { part = \"b\" }\n", {"'b' is not a value of part"});
+  expect_error(part + "[plot]\nx = \"d\"\ny = \"bound\"\n", {"unknown metric 'bound'"});
+  expect_error(part, {"'part' names"}, {"part=a"});
+  expect_error(part + "[params]\nx = 20\n", {"part a", "x=20"});
 }

@@ -281,3 +281,49 @@ TEST(Training, ApproximationTracksSgdWhenMemoryIsLarge) {
   const auto [small_gap, small_error] = gap(10);
   EXPECT_GT(small_gap, 0.05) << "error " << small_error;
 }
+
+TEST(Training, KeptEmbeddingsAndFeaturesReproduceTheReportedError) {
+  // The pictures of Figure 9 show features h_x = n(W e_x) against U: the error computed from them
+  // (the p-mass of inputs whose true class is not the strict argmax of U h_x) must be the one
+  // reported, for every model; and E W^T must be the features of the linear models.
+  for (const char* model : {"matrix", "learnable", "relu"}) {
+    TrainSpec spec;
+    spec.N = 30;
+    spec.M = 4;
+    spec.d = 3;
+    spec.alpha = 1.0;
+    spec.model.kind = parse_model(model);
+    spec.model.layernorm = std::string(model) == "learnable";
+    spec.optimizer.lr = 0.5;
+    spec.T = 2000;
+    spec.batch = 8;
+    spec.keep_embeddings = true;
+    Stream s(5);
+    const TrainResult r = train_memory(spec, s);
+    ASSERT_EQ(r.E.size(), spec.N * spec.d);
+    ASSERT_EQ(r.U.size(), spec.M * spec.d);
+    ASSERT_EQ(r.features.size(), spec.N * spec.d);
+    ASSERT_EQ(r.label.size(), spec.N);
+    double z = 0;
+    for (std::size_t x = 0; x < spec.N; ++x) z += std::pow(x + 1.0, -spec.alpha);
+    double error = 0;
+    for (std::size_t x = 0; x < spec.N; ++x) {
+      const auto y = static_cast<std::size_t>(r.label[x]);
+      EXPECT_EQ(y, x % spec.M);  // f = mod
+      double mine = 0, best_other = -INFINITY;
+      for (std::size_t k = 0; k < spec.M; ++k) {
+        double logit = 0;
+        for (std::size_t j = 0; j < spec.d; ++j) logit += r.U[k * spec.d + j] * r.features[x * spec.d + j];
+        if (k == y) mine = logit;
+        else best_other = std::max(best_other, logit);
+      }
+      if (!(mine > best_other)) error += std::pow(x + 1.0, -spec.alpha) / z;
+    }
+    EXPECT_NEAR(error, r.error, 1e-12) << model;
+    if (std::string(model) == "relu") {
+      for (std::size_t i = 0; i < r.E.size(); i += 7) {  // features = ReLU(E) without layer norm
+        EXPECT_EQ(r.features[i], std::max(0.0, r.E[i])) << i;
+      }
+    }
+  }
+}

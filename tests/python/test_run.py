@@ -107,3 +107,42 @@ def test_load_results_gives_every_task(sweep, tmp_path):
     assert len(df) == 6 and {"point", "run", "d", "error", "seconds"} <= set(df.columns)
     means = df.groupby("d")["error"].mean()
     np.testing.assert_allclose(means.loc[[8, 32]].to_numpy(), table["error"], rtol=1e-12)
+
+
+PARTS = """
+runs = 2
+seed = 5
+
+[params]
+N = 40
+T = "inf"
+
+[grid]
+d = [8, 16]
+
+[[part]]
+name = "q0"
+measure = "memory.error"
+params = { scheme = "q0" }
+
+[[part]]
+name = "sgd"
+measure = "memory.train"
+params = { batch = "inf", steps = 20, lr = 10 }
+"""
+
+
+def test_run_with_parts_gives_one_table_with_a_part_column(tmp_path):
+    path = tmp_path / "parts.toml"
+    path.write_text(PARTS)
+    frame = pd.DataFrame(sl.run(path, out=tmp_path / "out", threads=2))
+    assert list(frame.columns[:2]) == ["part", "N"]
+    assert frame["part"].tolist() == ["q0", "q0", "sgd", "sgd"]
+    # A parameter of one part only is NaN (numbers) or "" (choices) on the other part's rows.
+    assert frame.loc[frame["part"] == "q0", "lr"].isna().all()
+    assert (frame.loc[frame["part"] == "sgd", "lr"] == 10).all()
+    assert frame.loc[frame["part"] == "sgd", "scheme"].tolist() == ["", ""]
+    assert frame["error"].between(0, 1).all()
+    on_disk = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert on_disk["part"].tolist() == frame["part"].tolist()
+    np.testing.assert_allclose(on_disk["error"], frame["error"], rtol=1e-12)

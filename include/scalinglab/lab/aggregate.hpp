@@ -1,6 +1,8 @@
 #pragma once
 // Aggregation of task results into one row per grid point: parameters, then for each scalar
 // metric m the columns m, m_std, m_sem, and a final `count` (runs present for that point).
+// A multi-part sweep gives one table: the column `part` first, then the union of the parts'
+// parameters and metrics (a part's row leaves a parameter it lacks empty and a metric NaN).
 #include <string>
 #include <vector>
 
@@ -10,7 +12,8 @@
 namespace scalinglab {
 
 struct Table {
-  std::vector<std::string> param_names;   // every parameter of the measure except runs/seed
+  std::vector<std::string> param_names;   // every parameter of the measure(s) except runs/seed
+  std::vector<const ParamSpec*> param_specs;  // their declarations (types), same order
   std::vector<std::string> metric_names;  // scalar metrics
   struct Row {
     std::size_t point;
@@ -24,8 +27,8 @@ struct Table {
   std::size_t metric_index(const std::string& name) const;
 };
 
-Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResult>& results,
-                const Measure& measure);
+// Rows in point order; each point is summarised with its own measure (GridPoint::measure).
+Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResult>& results);
 
 // Writes the table as CSV (header + one row per point; inf as "inf", text quoted when needed).
 void write_csv(const Table& table, const std::string& path);

@@ -1,7 +1,8 @@
 #pragma once
-// Sweep files (TOML): one measure, fixed parameters, a grid, seeds, an optional plot and checks.
-// The format is documented in docs/sweeps.md. Loading validates everything against the measure's
-// declaration before any task runs.
+// Sweep files (TOML): one measure (or several "parts", each a measure with its own parameters, run
+// over the same grid and drawn in one figure), fixed parameters, a grid, seeds, an optional plot
+// and checks. The format is documented in docs/sweeps.md. Loading validates everything against the
+// measures' declarations before any task runs.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,9 +35,13 @@ struct PlotSpec {
   // "lines": means vs x per series (below). "heatmap": one panel per selected grid point showing a
   // series metric (`matrix`) reshaped to rows x cols, with the shape read from two parameters;
   // the first run of each point is drawn (a picture of one realisation, as in the papers).
+  // "scatter": one panel per selected grid point with the 2-D points of a series metric (n x 2,
+  // row-major), coloured by an optional class series, and optional centers (m x 2) drawn as arrows
+  // with the plane shaded by argmax_k <center_k, u> (embeddings and their decision regions).
   std::string kind = "lines";
   std::string matrix, rows, cols;  // heatmap only
-  int columns = 0;                 // heatmap: panels per row (0: about the square root of the count)
+  std::string points, classes, centers;  // scatter only (classes and centers optional)
+  int columns = 0;                 // heatmap, scatter: panels per row (0: about the square root of the count)
   std::string x, y;          // parameter on the x axis, metric on the y axis
   std::vector<std::string> more_y;  // y = ["a", "b"]: further metrics drawn as their own curves
   std::string series;        // parameter distinguishing curves (optional)
@@ -45,6 +50,9 @@ struct PlotSpec {
   std::vector<ReferenceCurve> references;
   std::map<std::string, std::string> where;  // only points matching this are drawn
   std::string band = "std";  // shaded band around the mean: "std", "sem" or "none"
+  // Legend text per series value, instead of "series = value" (filled from the parts' labels
+  // when the series is `part`).
+  std::map<std::string, std::string> series_labels;
 };
 
 // A claim of the paper, evaluated on the aggregated table. `kind` is one of
@@ -65,17 +73,31 @@ struct CheckSpec {
   std::string bound;                           // below/above: formula
   std::string series;                          // ordered: parameter naming the curves
   std::vector<std::string> order;              // ordered: series values, smallest first
+  // ordered: the group of each value of `order`. `order = ["a", ["b", "c"], "d"]` gives groups
+  // 0, 1, 1, 2: every member of a group must be <= every member of the next (ties within a group
+  // are not compared). Empty: each value is its own group.
+  std::vector<std::size_t> order_group;
   bool decreasing = false;                     // ordered: reverse the sense
   double threshold = 0;                        // reaches
   bool rising = false;                         // reaches: y >= threshold instead of <=
   std::optional<double> before, after;         // reaches
 };
 
+// One part of a multi-measure sweep: a measure with its own fixed parameters, run over the shared
+// grid (the axes its measure declares) and shown as the value `name` of the pseudo-parameter `part`.
+struct SweepPart {
+  std::string name;
+  std::string label;  // legend text (default: the name)
+  std::string measure;
+  std::map<std::string, std::string> fixed;  // override the shared [params] and grid axes
+};
+
 struct Sweep {
   std::string name;     // file stem, e.g. "fig1-left"
   std::string path;     // as given
   std::string title;    // one line shown in reports
-  std::string measure;  // "world.name"
+  std::string measure;  // "world.name"; with parts, the first part's measure
+  std::vector<SweepPart> parts;  // empty: a single-measure sweep
   int64_t runs = 1;
   uint64_t seed = 0;
   std::map<std::string, std::string> fixed;  // param -> text (formulas allowed)
@@ -84,7 +106,13 @@ struct Sweep {
   std::vector<CheckSpec> checks;
   std::string profile;  // profile applied ("" = none)
   std::string text;     // the file's verbatim contents (copied into results dirs as sweep.toml)
+
+  // The distinct measures run, in order ("memory.train, memory.error"), for reports.
+  std::string measures_text() const;
 };
+
+// The pseudo-parameter `part` that names a row's part in tables, plots and checks.
+const ParamSpec& part_param();
 
 // Loads and validates a sweep file. `profile` (e.g. "quick", "paper"; "" for none) applies the
 // [profile.NAME] overrides; `sets` ("k=v", from --set) then override fixed parameters (removing
@@ -104,13 +132,18 @@ std::vector<std::string> expand_values(const std::string& spec, const ParamSpec&
 
 // One task-level grid point: the resolved parameters (runs/seed excluded from its key).
 struct GridPoint {
-  std::size_t index;  // position in the cartesian product
+  std::size_t index;  // position in the task order (parts outermost, then the cartesian product)
   Params params;
-  std::string key;    // params.canonical(): stable identity of the point
+  std::string key;    // params.canonical(), prefixed by "part=NAME " in a multi-part sweep
+  const Measure* measure = nullptr;
+  std::string part;   // "" for a single-measure sweep
 };
 
 // All grid points in order (fixed parameters merged in, formulas evaluated, ranges checked).
+// In a multi-part sweep each part runs over the axes its measure declares, parts outermost.
 // Two points with the same key are an InputError (a task is identified by key and run).
+std::vector<GridPoint> expand_grid(const Sweep& sweep, const Registry& registry);
+// A single-measure sweep against that measure.
 std::vector<GridPoint> expand_grid(const Sweep& sweep, const Measure& measure);
 
 // How a sweep was loaded: enough to load it again exactly (the results directory keeps a verbatim

@@ -43,6 +43,9 @@ double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std:
                          const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
                          MatrixRD* w_second_moment = nullptr);
 
+// Features of every input, N x d: row x is n(W e_x) (relu: n(ReLU(e_x))), what U reads.
+MatrixRD all_features(const ModelSpec& spec, const ModelParams& p);
+
 // Logits of every input, N x M.
 MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p);
 

@@ -39,6 +39,8 @@ struct TrainSpec {
   bool track_approx = false;
   // Start from W = 0 instead of N(0, 1/d) entries (the approximation above starts from q = 0).
   bool zero_init_w = false;
+  // Return the final embeddings E, U, the features and the labels f*(x) (the pictures of Figure 9).
+  bool keep_embeddings = false;
 };
 
 // Largest N for the span update (it keeps the N x N Gram matrix E E^T).
@@ -54,6 +56,9 @@ struct TrainResult {
   std::vector<double> curve_step, curve_error;
   std::vector<double> snapshot;  // M x N row-major, when snapshot_step >= 0
   double approx_error = std::numeric_limits<double>::quiet_NaN();  // when track_approx
+  // When keep_embeddings: E (N x d), U (M x d), the features n(W e_x) (or n(ReLU(e_x))) that U reads
+  // (N x d), all row-major, and the labels f*(x).
+  std::vector<double> E, U, features, label;
 };
 
 // Throws std::invalid_argument for an inconsistent spec (e.g. T = inf with a finite batch).

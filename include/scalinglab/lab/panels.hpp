@@ -1,0 +1,33 @@
+#pragma once
+// Helpers shared by the multi-panel figures (heat maps, embedding scatter plots): one panel per
+// selected grid point, drawn from the first run present, titled with the grid values.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scalinglab/lab/results.hpp"
+#include "scalinglab/lab/sweep.hpp"
+
+namespace scalinglab {
+
+// The point matches `where` (part included; a parameter the point lacks does not apply).
+bool panel_matches(const GridPoint& point, const std::map<std::string, std::string>& where);
+
+// The series `metric` of the lowest run index present for `key`, or null.
+const std::vector<double>* first_run_series(const std::vector<TaskResult>& results, const std::string& key,
+                                            const std::string& metric);
+
+// "d = 64, T = inf" from the point's values of `axes` ("part" gives the part's name).
+std::string panel_title(const GridPoint& point, const std::vector<std::string>& axes);
+
+// A gnuplot double-quoted string, and text made literal for enhanced mode.
+std::string gp_quoted(const std::string& s);
+std::string gp_plain(const std::string& s);
+
+// Multiplot layout for n panels: `columns` per row (0: about the square root of n).
+struct PanelGrid {
+  std::size_t rows, cols;
+};
+PanelGrid panel_grid(std::size_t n, int columns);
+
+}  // namespace scalinglab

@@ -1,0 +1,68 @@
+#include "scalinglab/lab/panels.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace scalinglab {
+
+bool panel_matches(const GridPoint& point, const std::map<std::string, std::string>& where) {
+  for (const auto& [name, value] : where) {
+    if (name == "part") {
+      if (point.part != value) return false;
+      continue;
+    }
+    if (!point.params.has(name)) continue;  // a parameter only another part's measure has
+    const auto& e = point.params.entry(name);
+    if (e.text != value && e.given != value) return false;
+  }
+  return true;
+}
+
+const std::vector<double>* first_run_series(const std::vector<TaskResult>& results, const std::string& key,
+                                            const std::string& metric) {
+  const TaskResult* best = nullptr;
+  for (const auto& r : results)
+    if (r.key == key && (!best || r.run < best->run)) best = &r;
+  if (!best) return nullptr;
+  for (const auto& [name, values] : best->record.series)
+    if (name == metric) return &values;
+  return nullptr;
+}
+
+std::string panel_title(const GridPoint& point, const std::vector<std::string>& axes) {
+  std::string title;
+  for (const auto& axis : axes) {
+    std::string text;
+    if (axis == "part") {
+      text = point.part;
+    } else if (point.params.has(axis)) {
+      const auto& e = point.params.entry(axis);
+      text = axis + " = " + (e.given.empty() ? e.text : e.given);
+    }
+    if (!text.empty()) title += (title.empty() ? "" : ", ") + text;
+  }
+  return title;
+}
+
+std::string gp_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+std::string gp_plain(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~') out += "\\";
+    out += c;
+  }
+  return out;
+}
+
+PanelGrid panel_grid(std::size_t n, int columns) {
+  const auto cols = columns > 0 ? std::min<std::size_t>(static_cast<std::size_t>(columns), n)
+                                : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+  return {(n + cols - 1) / cols, cols};
+}
+
+}  // namespace scalinglab
