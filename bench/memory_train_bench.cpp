@@ -5,6 +5,8 @@
 //   b         matrix model, SGD lr = 1, batch 1024, T = 204800               (200 steps)
 //   c         matrix model, Adam betas (0, 0) (signSGD, step lr/d on W), lr = 1, batch 1, T = 10^4
 //   d         learnable model (E, W, U learned) with layer norm, SGD lr = 1, batch 16, T = 32000
+//   e         matrix model with layer norm, SGD lr = 1, batch 16, T = 8000, d = 1000 (feature update)
+//   f         learnable model, Adam betas (0, 0), lr = 1, batch 16, T = 8000, d = 1000
 //   a_dense   case a with span_update = false (the generic dense step), for information
 //   b_dense   case b with span_update = false
 // bench/reference/memory_train_torch.py runs the same loops in PyTorch; bench/run_memory_train.sh
@@ -16,7 +18,7 @@
 // fixed cost is reported separately (`setup_seconds`: median time of a one-step run of the same
 // spec) together with `loop_seconds_per_step` = (total - setup) / (steps - 1).
 //
-// Output: one JSON object on stdout. Usage: bench_memory_train [reps=5] [threads=1] [cases=a,b,c,d,a_dense,b_dense]
+// Output: one JSON object on stdout. Usage: bench_memory_train [reps=5] [threads=1] [cases=a,b,c,d,e,f,a_dense,b_dense]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -79,6 +81,19 @@ std::vector<Case> all_cases() {
   d.batch = 16;
   d.T = 16.0 * 2000;
   cs.push_back({"d", d});
+  TrainSpec e = base_spec();
+  e.model.layernorm = true;
+  e.d = 1000;
+  e.batch = 16;
+  e.T = 16.0 * 500;
+  cs.push_back({"e", e});
+  TrainSpec f = base_spec();
+  f.model.kind = ModelKind::learnable;
+  f.optimizer.kind = OptimizerKind::adam;
+  f.d = 1000;
+  f.batch = 16;
+  f.T = 16.0 * 500;
+  cs.push_back({"f", f});
   TrainSpec ad = a;
   ad.span_update = false;
   cs.push_back({"a_dense", ad});
@@ -103,7 +118,7 @@ bool selected(const std::string& list, const std::string& name) {
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
-  const std::string which = argc > 3 ? argv[3] : "a,b,c,d,a_dense,b_dense";
+  const std::string which = argc > 3 ? argv[3] : "a,b,c,d,e,f,a_dense,b_dense";
   set_blas_threads(threads);
 
   std::printf("{\"impl\": \"scalinglab\", \"threads\": %d, \"reps\": %d, \"cases\": {", threads, reps);
@@ -138,8 +153,8 @@ int main(int argc, char** argv) {
       steps = res.steps;
     }
     const double total = median(t_total), setup = median(t_setup);
-    std::printf("%s\n  \"%s\": {\"steps\": %ld, \"batch\": %g, \"T\": %g, \"span_update\": %s, \"seconds_total\": %.9g,",
-                first ? "" : ",", c.name.c_str(), steps, c.spec.batch, c.spec.T, uses_span_update(c.spec) ? "true" : "false",
+    std::printf("%s\n  \"%s\": {\"steps\": %ld, \"batch\": %g, \"T\": %g, \"d\": %zu, \"path\": \"%s\", \"seconds_total\": %.9g,",
+                first ? "" : ",", c.name.c_str(), steps, c.spec.batch, c.spec.T, c.spec.d, path_name(state_path(c.spec)),
                 total);
     std::printf(" \"seconds_per_step\": %.9g, \"setup_seconds\": %.9g, \"loop_seconds_per_step\": %.9g,",
                 total / static_cast<double>(steps), setup,

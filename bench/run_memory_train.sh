@@ -3,12 +3,12 @@
 # and prints, per case, the median time per step of each, their ratio and the final errors (5) of
 # every repetition. Needs a build (scripts/build.sh) and python3-torch (scripts/install-deps.sh --bench).
 #   bench/run_memory_train.sh [reps=5] [build dir=build]
-# Environment: CASES (default a,b,c,d), TORCH_DTYPE (default float32; scalinglab computes in double).
+# Environment: CASES (default a,b,c,d,e,f), TORCH_DTYPE (default float32; scalinglab computes in double).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 reps=${1:-5}
 build=${2:-$here/../build}
-cases=${CASES:-a,b,c,d}
+cases=${CASES:-a,b,c,d,e,f}
 dtype=${TORCH_DTYPE:-float32}
 py=/usr/bin/python3
 threads=1
@@ -32,9 +32,11 @@ for r in parts[n + 1:]:
 desc = {"a": "matrix, SGD lr=1, batch 1, T=1e4",
         "b": "matrix, SGD lr=1, batch 1024, T=204800",
         "c": "matrix, Adam(0,0) lr=1 (W: lr/d), batch 1, T=1e4",
-        "d": "learnable+layernorm, SGD lr=1, batch 16, T=32000"}
+        "d": "learnable+layernorm, SGD lr=1, batch 16, T=32000",
+        "e": "matrix+layernorm, SGD lr=1, batch 16, T=8000, d=1000",
+        "f": "learnable, Adam(0,0) lr=1, batch 16, T=8000, d=1000"}
 target = {"a": 30.0, "b": 3.0}
-print(f"memory.train, N=100 M=5 alpha=2 d=100, threads={ours['threads']}, reps={ours['reps']} (medians); "
+print(f"memory.train, N=100 M=5 alpha=2 d=100 (unless stated), threads={ours['threads']}, reps={ours['reps']} (medians); "
       f"torch {ref['torch']} {ref['dtype']}, scalinglab double")
 fmt = lambda es: " ".join(f"{e:.4f}" for e in es)
 for name, r in ref["cases"].items():
@@ -45,7 +47,7 @@ for name, r in ref["cases"].items():
         ratio = r["seconds_per_step"] / o["seconds_per_step"]
         loop_ratio = r["seconds_per_step"] / o["loop_seconds_per_step"] if o["loop_seconds_per_step"] > 0 else float("inf")
         label = f"({name}) {desc[name]}" if ours_name == name else f"({name}) same, scalinglab dense path (span_update=false)"
-        print(label + f", {o['steps']} steps, scalinglab {'span' if o['span_update'] else 'dense'} update:")
+        print(label + f", {o['steps']} steps, scalinglab {o['path']} update:")
         verdict = ""
         if ours_name == name and name in target:
             verdict = f"  [target >= {target[name]:g}x: {'met' if ratio >= target[name] else 'NOT met'}]"

@@ -10,6 +10,8 @@ the repetitions, seed 1000 + rep. Cases as in bench/memory_train_bench.cpp:
   a  matrix, SGD lr 1, batch 1, T = 10^4      b  matrix, SGD lr 1, batch 1024, T = 204800
   c  matrix, Adam (0, 0) lr 1, batch 1, T = 10^4
   d  learnable + layer norm, SGD lr 1, batch 16, T = 32000
+  e  matrix + layer norm, SGD lr 1, batch 16, T = 8000, d = 1000
+  f  learnable, Adam (0, 0) lr 1, batch 16, T = 8000, d = 1000
 Prints one JSON object.
 
 Usage: memory_train_torch.py [reps=5] [threads=1] [cases=a,b,c,d] [dtype=float32]
@@ -23,17 +25,19 @@ import time
 import torch
 import torch.nn.functional as F
 
-N, M, D, ALPHA = 100, 5, 100, 2.0
+N, M, ALPHA = 100, 5, 2.0
 
 CASES = {
     "a": dict(model="matrix", layernorm=False, optimizer="sgd", lr=1.0, batch=1, T=10_000),
     "b": dict(model="matrix", layernorm=False, optimizer="sgd", lr=1.0, batch=1024, T=1024 * 200),
     "c": dict(model="matrix", layernorm=False, optimizer="adam", lr=1.0, batch=1, T=10_000),
     "d": dict(model="learnable", layernorm=True, optimizer="sgd", lr=1.0, batch=16, T=16 * 2000),
+    "e": dict(model="matrix", layernorm=True, optimizer="sgd", lr=1.0, batch=16, T=16 * 500, D=1000),
+    "f": dict(model="learnable", layernorm=False, optimizer="adam", lr=1.0, batch=16, T=16 * 500, D=1000),
 }
 
 
-def train(model, layernorm, optimizer, lr, batch, T, seed, dtype=torch.float32):
+def train(model, layernorm, optimizer, lr, batch, T, seed, dtype=torch.float32, D=100):
     """Returns (seconds of the training loop, steps, error (5) at the end)."""
     torch.manual_seed(seed)
     x_all = torch.arange(N)

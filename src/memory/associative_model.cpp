@@ -12,72 +12,151 @@ ModelKind parse_model(const std::string& name) {
   throw std::invalid_argument("unknown model: " + name);
 }
 
-double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
-                         const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
-                         MatrixRD* w_second_moment) {
-  const auto B = static_cast<Eigen::Index>(xs.size());
-  const Eigen::Index d = p.E.cols(), M = p.U.rows();
-  // Per-thread buffers: training calls this once per step, so it must not allocate in steady state.
-  thread_local MatrixRD X, H, Hb, Z, dZ, dH;
-  thread_local Eigen::VectorXd r;
-  X.resize(B, d);
-  for (Eigen::Index i = 0; i < B; ++i) X.row(i) = p.E.row(xs[static_cast<std::size_t>(i)]);
-  if (spec.kind == ModelKind::relu) H = X.cwiseMax(0.0);
-  else H.noalias() = X * p.W.transpose();  // row i: (W e_{x_i})^T
-  r.setOnes(B);
-  if (spec.layernorm) r = (H.rowwise().squaredNorm().array() + spec.ln_eps).sqrt();
-  Hb = H.array().colwise() / r.array();
-  Z.noalias() = Hb * p.U.transpose();  // B x M logits
-  dZ.resize(B, M);
+namespace {
+
+// Per-thread step buffers: training calls the step once per batch, so it must not allocate in
+// steady state. X: embeddings of the batch (k x d); H: features before the norm; Hb: after;
+// dZ: d loss / d logits (weighted); dH: d loss / d H.
+struct Activations {
+  MatrixRD X, H, Hb, Z, dZ, dH, dE;
+  Eigen::VectorXd r;
+};
+
+Activations& activations() {
+  thread_local Activations a;
+  return a;
+}
+
+// Forward from the features H (k x d, already in a.H) to the loss, then back to a.dH. Also leaves
+// a.Hb (the normalised features) and a.dZ for the gradient of U.
+double head_forward_backward(const ModelSpec& spec, const MatrixRD& U, const std::vector<uint32_t>& ys,
+                             const std::vector<double>& weights, Activations& a) {
+  const Eigen::Index k = a.H.rows(), M = U.rows();
+  a.r.setOnes(k);
+  if (spec.layernorm) a.r = (a.H.rowwise().squaredNorm().array() + spec.ln_eps).sqrt();
+  a.Hb = a.H.array().colwise() / a.r.array();
+  a.Z.noalias() = a.Hb * U.transpose();  // k x M logits
+  a.dZ.resize(k, M);
   double loss = 0;
-  for (Eigen::Index i = 0; i < B; ++i) {
+  for (Eigen::Index i = 0; i < k; ++i) {
     const auto y = static_cast<Eigen::Index>(ys[static_cast<std::size_t>(i)]);
     const double w = weights[static_cast<std::size_t>(i)];
-    const double zmax = Z.row(i).maxCoeff();
-    dZ.row(i) = (Z.row(i).array() - zmax).exp();
-    const double total = dZ.row(i).sum();
-    loss += w * (std::log(total) + zmax - Z(i, y));
-    dZ.row(i) *= w / total;  // w softmax
-    dZ(i, y) -= w;           // d loss / d z
+    const double zmax = a.Z.row(i).maxCoeff();
+    a.dZ.row(i) = (a.Z.row(i).array() - zmax).exp();
+    const double total = a.dZ.row(i).sum();
+    loss += w * (std::log(total) + zmax - a.Z(i, y));
+    a.dZ.row(i) *= w / total;  // w softmax
+    a.dZ(i, y) -= w;           // d loss / d z
   }
-  if (!grad) return loss;
-  // Tensors that are not learned keep a zero gradient of the right shape (zeroed once).
-  auto reset = [](MatrixRD& g, const MatrixRD& like, bool learned) {
-    if (g.rows() != like.rows() || g.cols() != like.cols()) g.setZero(like.rows(), like.cols());
-    else if (learned) g.setZero();
-  };
-  reset(grad->W, p.W, spec.learns_W());
-  reset(grad->E, p.E, spec.learns_E());
-  reset(grad->U, p.U, spec.learns_U());
-  if (spec.learns_U()) grad->U.noalias() = dZ.transpose() * Hb;
-  dH.noalias() = dZ * p.U;  // d loss / d Hb
+  a.dH.noalias() = a.dZ * U;  // d loss / d Hb
   if (spec.layernorm) {
     // Appendix A.12: for hb = h / r, r = sqrt(|h|^2 + eps), dh = dhb / r - h (h . dhb) / r^3.
-    for (Eigen::Index i = 0; i < B; ++i) {
-      const double hd = H.row(i).dot(dH.row(i));
-      dH.row(i) = dH.row(i) / r(i) - H.row(i) * (hd / (r(i) * r(i) * r(i)));
+    for (Eigen::Index i = 0; i < k; ++i) {
+      const double hd = a.H.row(i).dot(a.dH.row(i));
+      a.dH.row(i) = a.dH.row(i) / a.r(i) - a.H.row(i) * (hd / (a.r(i) * a.r(i) * a.r(i)));
     }
   }
+  return loss;
+}
+
+// The batch's embeddings and features: X = E[xs], H = X W^T (or ReLU(X)).
+void features_of_batch(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs, Activations& a) {
+  const auto k = static_cast<Eigen::Index>(xs.size());
+  a.X.resize(k, p.E.cols());
+  for (Eigen::Index i = 0; i < k; ++i) a.X.row(i) = p.E.row(xs[static_cast<std::size_t>(i)]);
+  if (spec.kind == ModelKind::relu) a.H = a.X.cwiseMax(0.0);
+  else a.H.noalias() = a.X * p.W.transpose();  // row i: (W e_{x_i})^T
+}
+
+}  // namespace
+
+namespace {
+
+double gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
+                const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
+                MatrixRD* w_second_moment, FactoredGradient* w_factors) {
+  Activations& a = activations();
+  features_of_batch(spec, p, xs, a);
+  const double loss = head_forward_backward(spec, p.U, ys, weights, a);
+  if (!grad) return loss;
+  // Tensors that are not learned keep a zero gradient of the right shape (zeroed once); W's
+  // gradient is overwritten whole, E's is accumulated row by row.
+  auto shape = [](MatrixRD& g, const MatrixRD& like) {
+    if (g.rows() != like.rows() || g.cols() != like.cols()) g.setZero(like.rows(), like.cols());
+  };
+  shape(grad->W, p.W);
+  shape(grad->E, p.E);
+  shape(grad->U, p.U);
+  if (spec.learns_E()) grad->E.setZero();
+  if (spec.learns_U()) grad->U.noalias() = a.dZ.transpose() * a.Hb;
   if (spec.kind == ModelKind::relu) {
-    dH.array() *= (X.array() > 0).cast<double>();
-    for (Eigen::Index i = 0; i < B; ++i) grad->E.row(xs[static_cast<std::size_t>(i)]) += dH.row(i);
+    a.dH.array() *= (a.X.array() > 0).cast<double>();
+    for (std::size_t i = 0; i < xs.size(); ++i) grad->E.row(xs[i]) += a.dH.row(static_cast<Eigen::Index>(i));
     return loss;
   }
-  grad->W.noalias() = dH.transpose() * X;  // sum_i dh_i e_{x_i}^T
+  if (w_factors) {
+    w_factors->A = a.dH;
+    w_factors->B = a.X;
+  } else {
+    grad->W.noalias() = a.dH.transpose() * a.X;  // sum_i dh_i e_{x_i}^T
+  }
   if (w_second_moment) {
     // g_i = (dh_i / w_i) e_i^T, so sum_i w_i g_i^2 = sum_i (dh_i^2 / w_i) (e_i^2)^T.
     thread_local MatrixRD dH2;
-    dH2 = dH.cwiseAbs2();
-    for (Eigen::Index i = 0; i < B; ++i) {
+    dH2 = a.dH.cwiseAbs2();
+    for (Eigen::Index i = 0; i < dH2.rows(); ++i) {
       const double w = weights[static_cast<std::size_t>(i)];
       dH2.row(i) = w > 0 ? (dH2.row(i) / w).eval() : Eigen::RowVectorXd::Zero(dH2.cols()).eval();
     }
-    w_second_moment->noalias() = dH2.transpose() * X.cwiseAbs2();
+    w_second_moment->noalias() = dH2.transpose() * a.X.cwiseAbs2();
   }
   if (spec.learns_E()) {
-    H.noalias() = dH * p.W;  // reuse H for d loss / d e: rows (W^T dh_i)^T
-    for (Eigen::Index i = 0; i < B; ++i) grad->E.row(xs[static_cast<std::size_t>(i)]) += H.row(i);
+    a.dE.noalias() = a.dH * p.W;  // rows (W^T dh_i)^T
+    for (std::size_t i = 0; i < xs.size(); ++i) grad->E.row(xs[i]) += a.dE.row(static_cast<Eigen::Index>(i));
   }
+  return loss;
+}
+
+}  // namespace
+
+double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
+                         const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
+                         MatrixRD* w_second_moment) {
+  return gradient(spec, p, xs, ys, weights, grad, w_second_moment, nullptr);
+}
+
+double loss_and_factored_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
+                                  const std::vector<uint32_t>& ys, const std::vector<double>& weights,
+                                  ModelParams* grad, FactoredGradient* w_factors) {
+  return gradient(spec, p, xs, ys, weights, grad, nullptr, w_factors);
+}
+
+double sgd_step(const ModelSpec& spec, ModelParams& p, const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys,
+                const std::vector<double>& weights, double lr) {
+  Activations& a = activations();
+  features_of_batch(spec, p, xs, a);
+  const double loss = head_forward_backward(spec, p.U, ys, weights, a);
+  // Every gradient is taken at the parameters before the step: E's and U's are computed first.
+  if (spec.kind == ModelKind::relu) {
+    a.dH.array() *= (a.X.array() > 0).cast<double>();
+    if (spec.learns_U()) p.U.noalias() -= lr * (a.dZ.transpose() * a.Hb);
+    for (std::size_t i = 0; i < xs.size(); ++i) p.E.row(xs[i]) -= lr * a.dH.row(static_cast<Eigen::Index>(i));
+    return loss;
+  }
+  if (spec.learns_E()) a.dE.noalias() = a.dH * p.W;
+  if (spec.learns_U()) p.U.noalias() -= lr * (a.dZ.transpose() * a.Hb);
+  p.W.noalias() -= lr * (a.dH.transpose() * a.X);  // a rank-k update, one pass over W
+  if (spec.learns_E())
+    for (std::size_t i = 0; i < xs.size(); ++i) p.E.row(xs[i]) -= lr * a.dE.row(static_cast<Eigen::Index>(i));
+  return loss;
+}
+
+double head_step(const ModelSpec& spec, const MatrixRD& U, const MatrixRD& H, const std::vector<uint32_t>& ys,
+                 const std::vector<double>& weights, MatrixRD& dH) {
+  Activations& a = activations();
+  a.H = H;
+  const double loss = head_forward_backward(spec, U, ys, weights, a);
+  dH = a.dH;
   return loss;
 }
 

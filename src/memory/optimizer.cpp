@@ -31,7 +31,7 @@ double ScheduleSpec::factor(long t) const {
 
 Optimizer::Optimizer(const OptimizerSpec& spec, const ModelSpec& model, const ModelParams& shape)
     : spec_(spec), model_(model), d_(static_cast<double>(shape.E.cols())) {
-  if (spec_.kind == OptimizerKind::adam) {
+  if (spec_.kind == OptimizerKind::adam && !(spec_.beta1 == 0 && spec_.beta2 == 0)) {  // signSGD keeps no state
     m_.W.setZero(shape.W.rows(), shape.W.cols());
     m_.E.setZero(shape.E.rows(), shape.E.cols());
     m_.U.setZero(shape.U.rows(), shape.U.cols());
@@ -44,11 +44,27 @@ void Optimizer::update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD
     theta.noalias() -= lr * g;
     return;
   }
-  const double b1 = spec_.beta1, b2 = spec_.beta2;
-  m = b1 * m + (1 - b1) * g;
-  v = b2 * v + (1 - b2) * g.cwiseAbs2();
+  update_entries(theta.data(), g.data(), m.size() ? m.data() : nullptr, v.size() ? v.data() : nullptr, theta.size(), lr);
+}
+
+void Optimizer::update_entries(double* th, const double* gr, double* mm, double* vv, Eigen::Index n, double lr) const {
+  if (spec_.kind == OptimizerKind::sgd) {
+    for (Eigen::Index i = 0; i < n; ++i) th[i] -= lr * gr[i];
+    return;
+  }
+  // One pass over the entries (the update is memory-bound at large d).
+  const double b1 = spec_.beta1, b2 = spec_.beta2, eps = spec_.eps;
+  if (b1 == 0 && b2 == 0) {
+    // m = g, v = g^2 and no bias correction: the step is g / (|g| + eps) (sqrt(g^2) = |g| exactly).
+    for (Eigen::Index i = 0; i < n; ++i) th[i] -= lr * gr[i] / (std::fabs(gr[i]) + eps);
+    return;
+  }
   const double c1 = 1 - std::pow(b1, static_cast<double>(t_)), c2 = 1 - std::pow(b2, static_cast<double>(t_));
-  theta.array() -= lr * (m.array() / c1) / ((v.array() / c2).sqrt() + spec_.eps);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    mm[i] = b1 * mm[i] + (1 - b1) * gr[i];
+    vv[i] = b2 * vv[i] + (1 - b2) * gr[i] * gr[i];
+    th[i] -= lr * (mm[i] / c1) / (std::sqrt(vv[i] / c2) + eps);
+  }
 }
 
 void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const MatrixRD* w_second_moment) {
@@ -67,6 +83,30 @@ void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const M
   // lr/sqrt(d) on the embeddings keep ||W e_x|| and ||e_x|| of order 1.
   const double lr_w = adam ? lr / d_ : lr, lr_emb = adam ? lr / std::sqrt(d_) : lr;
   if (model_.learns_W()) update(p.W, g.W, m_.W, v_.W, lr_w);
+  if (model_.learns_E()) update(p.E, g.E, m_.E, v_.E, lr_emb);
+  if (model_.learns_U()) update(p.U, g.U, m_.U, v_.U, lr_emb);
+}
+
+void Optimizer::step(ModelParams& p, const ModelParams& g, const FactoredGradient& w_grad, double scale) {
+  if (spec_.kind != OptimizerKind::sgd && spec_.kind != OptimizerKind::adam)
+    throw std::invalid_argument("a factored gradient is for sgd and adam");
+  ++t_;
+  const bool adam = spec_.kind == OptimizerKind::adam;
+  const double lr = spec_.lr * scale;
+  const double lr_w = adam ? lr / d_ : lr, lr_emb = adam ? lr / std::sqrt(d_) : lr;
+  if (model_.learns_W()) {
+    // Rows [r, r + rows) of A^T B in a buffer that stays in cache, then their update.
+    const Eigen::Index d = p.W.rows(), cols = p.W.cols(), rows = std::min<Eigen::Index>(d, 32);
+    block_.resize(rows, cols);
+    const bool moments = m_.W.size() > 0;
+    for (Eigen::Index r = 0; r < d; r += rows) {
+      const Eigen::Index h = std::min(rows, d - r);
+      block_.topRows(h).noalias() = w_grad.A.middleCols(r, h).transpose() * w_grad.B;
+      const Eigen::Index at = r * cols;
+      update_entries(p.W.data() + at, block_.data(), moments ? m_.W.data() + at : nullptr,
+                     moments ? v_.W.data() + at : nullptr, h * cols, lr_w);
+    }
+  }
   if (model_.learns_E()) update(p.E, g.E, m_.E, v_.E, lr_emb);
   if (model_.learns_U()) update(p.U, g.U, m_.U, v_.U, lr_emb);
 }

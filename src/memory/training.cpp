@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <stdexcept>
 
 #include "scalinglab/core/zipf.hpp"
+#include "scalinglab/memory/memory_state.hpp"
 #include "scalinglab/memory/zipf_task.hpp"
 
 namespace scalinglab::memory {
@@ -31,27 +31,50 @@ double error_of_logits(const MatrixRD& L, const ZipfTask& task) {
   return error;
 }
 
-// The span update's state: logits of every input are L0 + G P with P = A K (M x N), where
-// L0 = U W_0 E^T, G = U U^T, K = E E^T, and A the coefficients of W_t - W_0 = U^T A E.
-// A step adds delta (M) to column x of A, i.e. delta K[x, :] to P: O(M N).
-struct SpanState {
-  MatrixRD L0, G, K, P;
-  SpanState(const ModelParams& p) {
-    L0.noalias() = p.U * p.W * p.E.transpose();
-    G.noalias() = p.U * p.U.transpose();
-    K.noalias() = p.E * p.E.transpose();
-    P.setZero(p.U.rows(), p.E.rows());
+// Cross-entropy of logits laid out M x N, weighted by p.
+double loss_of_logits(const MatrixRD& L, const ZipfTask& task) {
+  double loss = 0;
+  for (Eigen::Index x = 0; x < L.cols(); ++x) {
+    const double zmax = L.col(x).maxCoeff();
+    loss += task.p[static_cast<std::size_t>(x)] *
+            (std::log((L.col(x).array() - zmax).exp().sum()) + zmax - L(task.label[static_cast<std::size_t>(x)], x));
   }
-  MatrixRD logits() const { return L0 + G * P; }
-};
+  return loss;
+}
+
+// Collapses repeated inputs of a batch into one entry of weight count / b, in order of first
+// appearance: exact, since a batch's loss is a weighted sum over its examples. `slot` (size N,
+// all -1) is restored before returning.
+void compact_batch(std::vector<uint32_t>& xs, std::vector<uint32_t>& ys, std::vector<double>& w,
+                   std::vector<int32_t>& slot) {
+  const double b = static_cast<double>(xs.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    int32_t& s = slot[xs[i]];
+    if (s < 0) {
+      s = static_cast<int32_t>(k);
+      xs[k] = xs[i], ys[k] = ys[i], w[k] = 0;
+      ++k;
+    }
+    w[static_cast<std::size_t>(s)] += 1;
+  }
+  xs.resize(k), ys.resize(k), w.resize(k);
+  for (std::size_t i = 0; i < k; ++i) w[i] /= b, slot[xs[i]] = -1;
+}
 
 }  // namespace
 
-bool uses_span_update(const TrainSpec& spec) {
+StatePath state_path(const TrainSpec& spec) {
+  const bool structured = spec.span_update && spec.model.kind == ModelKind::matrix &&
+                          spec.optimizer.kind == OptimizerKind::sgd && spec.N <= kSpanMaxN;
+  if (!structured) return StatePath::dense;
   // The span update never forms W, which the features n(W e_x) of keep_embeddings need.
-  return spec.span_update && !spec.keep_embeddings && spec.model.kind == ModelKind::matrix && !spec.model.layernorm &&
-         spec.optimizer.kind == OptimizerKind::sgd && spec.N <= kSpanMaxN;
+  if (!spec.model.layernorm && !spec.keep_embeddings) return StatePath::span;
+  // Features: N k d per step against about 2 k d^2 for the dense step.
+  return spec.N <= 2 * spec.d ? StatePath::features : StatePath::dense;
 }
+
+bool uses_span_update(const TrainSpec& spec) { return state_path(spec) == StatePath::span; }
 
 std::vector<long> curve_schedule(long steps, int points) {
   std::vector<long> out;
@@ -87,9 +110,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
                                 : static_cast<long>((static_cast<uint64_t>(spec.T) + batch - 1) / batch);
   ScheduleSpec schedule = spec.schedule;
   schedule.total_steps = steps;
-  Optimizer opt(spec.optimizer, spec.model, p);
-  ModelParams grad;
-  MatrixRD second;
+  const auto state = make_memory_state(state_path(spec), spec.model, spec.optimizer, p);
 
   std::vector<uint32_t> xs, ys;
   std::vector<double> weights;
@@ -97,42 +118,27 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     for (uint32_t x = 0; x < spec.N; ++x) xs.push_back(x), ys.push_back(task.label[x]);
     weights = task.p;
   }
+  std::vector<int32_t> slot(population ? 0 : spec.N, -1);
   const AliasTable table(task.p);
-  const bool span = uses_span_update(spec);
-  std::optional<SpanState> st;
-  if (span) st.emplace(p);
   Stream data = stream.substream(kData);
   const std::vector<long> curve = curve_schedule(steps, spec.curve_points);
   std::size_t next_curve = 0;
   TrainResult result;
   uint64_t seen = 0;
-  MatrixRD Zb, dZ;
-  auto current_error = [&] {
-    return span ? error_of_logits(st->logits(), task) : model_error(spec.model, p, task.p, task.label);
-  };
-  auto logits_mn = [&]() -> MatrixRD {
-    if (span) return st->logits();
-    return all_logits(spec.model, p).transpose();
-  };
   auto take_snapshot = [&] {
-    const MatrixRD L = logits_mn();
+    const MatrixRD L = state->logits();
     result.snapshot.assign(L.data(), L.data() + L.size());  // row-major M x N
   };
   if (spec.snapshot_step == 0) take_snapshot();
   if (spec.track_approx && spec.model.kind != ModelKind::matrix)
     throw std::invalid_argument("the SGD approximation applies to the matrix model (E and U fixed)");
-  std::vector<double> q_approx(spec.track_approx ? spec.N : 0, 0.0), step_count(q_approx.size(), 0.0);
+  std::vector<double> q_approx(spec.track_approx ? spec.N : 0, 0.0);
   const double others = static_cast<double>(spec.M) - 1.0;
   auto approx_step = [&](double lr) {
-    // Counts of this batch (weights sum to 1: c_x / b, or p(x) for the population), then one
-    // application of the map to every input seen, all from the pre-step q.
-    for (std::size_t i = 0; i < xs.size(); ++i) step_count[xs[i]] += weights[i];
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      double& c = step_count[xs[i]];
-      if (c == 0) continue;
-      q_approx[xs[i]] += lr * c / (1.0 + std::exp(q_approx[xs[i]]) / others);
-      c = 0;
-    }
+    // The batch is compacted (weight c_x / b, or p(x) for the population): one application of the
+    // map to every input seen, all from the pre-step q.
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      q_approx[xs[i]] += lr * weights[i] / (1.0 + std::exp(q_approx[xs[i]]) / others);
   };
   for (long t = 0; t < steps; ++t) {
     if (!population) {
@@ -140,49 +146,31 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
       seen += b;
       xs.resize(b);
       ys.resize(b);
-      weights.assign(b, 1.0 / static_cast<double>(b));  // cross-entropy averaged over the batch
+      weights.resize(b);  // cross-entropy averaged over the batch: count / b after compaction
       for (std::size_t i = 0; i < b; ++i) {
         xs[i] = static_cast<uint32_t>(table.sample(data));
         ys[i] = task.label[xs[i]];
       }
+      compact_batch(xs, ys, weights, slot);
     }
-    if (span) {
-      // Logits of the batch with the current W, then the SGD step on the coefficients.
-      const auto B = static_cast<Eigen::Index>(xs.size()), M = static_cast<Eigen::Index>(spec.M);
-      Zb.resize(B, M);
-      dZ.resize(B, M);
-      for (Eigen::Index i = 0; i < B; ++i) {
-        const uint32_t x = xs[static_cast<std::size_t>(i)];
-        Zb.row(i) = (st->L0.col(x) + st->G * st->P.col(x)).transpose();
-        const double zmax = Zb.row(i).maxCoeff();
-        dZ.row(i) = (Zb.row(i).array() - zmax).exp();
-        dZ.row(i) /= dZ.row(i).sum();
-        dZ(i, ys[static_cast<std::size_t>(i)]) -= 1.0;
-      }
-      const double lr = spec.optimizer.lr * schedule.factor(t);
-      for (Eigen::Index i = 0; i < B; ++i) {
-        const uint32_t x = xs[static_cast<std::size_t>(i)];
-        st->P.noalias() -= (lr * weights[static_cast<std::size_t>(i)]) * dZ.row(i).transpose() * st->K.row(x);
-      }
-    } else {
-      const bool normalized = spec.optimizer.kind == OptimizerKind::sgd_normalized;
-      loss_and_gradient(spec.model, p, xs, ys, weights, &grad, normalized ? &second : nullptr);
-      opt.step(p, grad, schedule.factor(t), normalized ? &second : nullptr);
-    }
+    state->step(xs, ys, weights, schedule.factor(t));
     if (spec.track_approx) approx_step(spec.optimizer.lr * schedule.factor(t));
     if (spec.snapshot_step == t + 1) take_snapshot();
     if (next_curve < curve.size() && curve[next_curve] == t + 1) {
       result.curve_step.push_back(static_cast<double>(t + 1));
-      result.curve_error.push_back(current_error());
+      result.curve_error.push_back(error_of_logits(state->logits(), task));
       ++next_curve;
     }
   }
   result.steps = steps;
-  result.error = current_error();
+  const MatrixRD L = state->logits();
+  result.error = error_of_logits(L, task);
+  result.loss = loss_of_logits(L, task);
   if (spec.keep_embeddings) {
-    result.E.assign(p.E.data(), p.E.data() + p.E.size());
-    result.U.assign(p.U.data(), p.U.data() + p.U.size());
-    const MatrixRD H = all_features(spec.model, p);
+    const ModelParams& q = state->params();
+    result.E.assign(q.E.data(), q.E.data() + q.E.size());
+    result.U.assign(q.U.data(), q.U.data() + q.U.size());
+    const MatrixRD H = state->features();
     result.features.assign(H.data(), H.data() + H.size());
     result.label.assign(task.label.begin(), task.label.end());
   }
@@ -190,23 +178,8 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     // Logits of W_q = sum_x q(x) u_{f*(x)} e_x^T: (U U^T) B E^T with B[y] = sum_{f*(x) = y} q(x) e_x.
     MatrixRD B = MatrixRD::Zero(static_cast<Eigen::Index>(spec.M), static_cast<Eigen::Index>(spec.d));
     for (std::size_t x = 0; x < spec.N; ++x) B.row(task.label[x]) += q_approx[x] * p.E.row(static_cast<Eigen::Index>(x));
-    const MatrixRD L = (p.U * p.U.transpose()) * B * p.E.transpose();
-    result.approx_error = error_of_logits(L, task);
-  }
-  std::vector<uint32_t> all_x(spec.N), all_y(spec.N);
-  for (uint32_t x = 0; x < spec.N; ++x) all_x[x] = x, all_y[x] = task.label[x];
-  if (span) {
-    // W = W_0 + U^T A E is never formed; the loss follows from the logits.
-    const MatrixRD L = st->logits();
-    double loss = 0;
-    for (Eigen::Index x = 0; x < L.cols(); ++x) {
-      const double zmax = L.col(x).maxCoeff();
-      loss += task.p[static_cast<std::size_t>(x)] *
-              (std::log((L.col(x).array() - zmax).exp().sum()) + zmax - L(task.label[static_cast<std::size_t>(x)], x));
-    }
-    result.loss = loss;
-  } else {
-    result.loss = loss_and_gradient(spec.model, p, all_x, all_y, task.p, nullptr);
+    const MatrixRD La = (p.U * p.U.transpose()) * B * p.E.transpose();
+    result.approx_error = error_of_logits(La, task);
   }
   return result;
 }

@@ -327,3 +327,71 @@ TEST(Training, KeptEmbeddingsAndFeaturesReproduceTheReportedError) {
     }
   }
 }
+
+TEST(AssociativeModel, RepeatedInputsEqualOneInputWithTheSummedWeight) {
+  // Training compacts each batch: x listed c times with weight 1/b equals x once with weight c/b.
+  for (ModelKind kind : {ModelKind::matrix, ModelKind::learnable, ModelKind::relu}) {
+    const ModelSpec spec{kind, kind != ModelKind::relu};
+    const ModelParams p = random_params(6, 3, 5, 31);
+    ModelParams full, compact;
+    const double a = loss_and_gradient(spec, p, {4, 1, 4, 4, 0}, {1, 2, 1, 1, 0}, {0.2, 0.2, 0.2, 0.2, 0.2}, &full);
+    const double b = loss_and_gradient(spec, p, {4, 1, 0}, {1, 2, 0}, {0.6, 0.2, 0.2}, &compact);
+    EXPECT_NEAR(a, b, 1e-14);
+    EXPECT_LT((full.W - compact.W).cwiseAbs().maxCoeff(), 1e-14);
+    EXPECT_LT((full.E - compact.E).cwiseAbs().maxCoeff(), 1e-14);
+    EXPECT_LT((full.U - compact.U).cwiseAbs().maxCoeff(), 1e-14);
+  }
+}
+
+TEST(AssociativeModel, FusedSgdStepEqualsTheGradientStep) {
+  // sgd_step never forms the d x d gradient; it must move every learned tensor by -lr grad, with
+  // every gradient taken before the step.
+  for (ModelKind kind : {ModelKind::matrix, ModelKind::learnable, ModelKind::relu}) {
+    for (bool ln : {false, true}) {
+      const ModelSpec spec{kind, ln};
+      const ModelParams p = random_params(7, 3, 6, 41 + static_cast<uint64_t>(kind));
+      const std::vector<uint32_t> xs = {2, 5, 0}, ys = {1, 0, 2};
+      const std::vector<double> w = {0.5, 0.3, 0.2};
+      ModelParams g;
+      const double loss = loss_and_gradient(spec, p, xs, ys, w, &g);
+      ModelParams q = p;
+      EXPECT_NEAR(sgd_step(spec, q, xs, ys, w, 0.7), loss, 1e-14);
+      EXPECT_LT((q.W - (p.W - 0.7 * g.W)).cwiseAbs().maxCoeff(), 1e-13) << int(kind) << ln;
+      EXPECT_LT((q.E - (p.E - 0.7 * g.E)).cwiseAbs().maxCoeff(), 1e-13) << int(kind) << ln;
+      EXPECT_LT((q.U - (p.U - 0.7 * g.U)).cwiseAbs().maxCoeff(), 1e-13) << int(kind) << ln;
+    }
+  }
+}
+
+TEST(Training, FeatureUpdateMatchesTheDensePath) {
+  // Matrix model, SGD, layer norm: W acts only through E W^T, so updating those features (O(N d)
+  // per input) must reproduce dense SGD (O(d^2)), for mini-batches and the population gradient.
+  for (double batch : {1.0, 8.0, std::numeric_limits<double>::infinity()}) {
+    TrainSpec spec;
+    spec.N = 30;
+    spec.M = 4;
+    spec.d = 24;
+    spec.alpha = 1.0;
+    spec.model.layernorm = true;
+    spec.optimizer.lr = 2.0;
+    spec.T = 400;
+    spec.batch = batch;
+    spec.population_steps = 30;
+    spec.curve_points = 4;
+    spec.schedule.kind = ScheduleKind::cosine;
+    ASSERT_EQ(state_path(spec), StatePath::features);
+    Stream a(12), b(12);
+    const TrainResult fast = train_memory(spec, a);
+    spec.span_update = false;
+    ASSERT_EQ(state_path(spec), StatePath::dense);
+    const TrainResult dense = train_memory(spec, b);
+    EXPECT_NEAR(fast.loss, dense.loss, 1e-9 * std::max(1.0, dense.loss)) << "batch " << batch;
+    EXPECT_EQ(fast.error, dense.error) << "batch " << batch;
+    EXPECT_EQ(fast.curve_error, dense.curve_error) << "batch " << batch;
+    EXPECT_GT(dense.curve_error.front(), dense.curve_error.back());
+  }
+  TrainSpec wide;  // N > 2d: the dense step is cheaper
+  wide.N = 100, wide.d = 20;
+  wide.model.layernorm = true;
+  EXPECT_EQ(state_path(wide), StatePath::dense);
+}

@@ -44,9 +44,15 @@ class Optimizer {
   // One update of the learned tensors of `p` with gradient `g`, learning-rate multiplier `scale`.
   // sgd_normalized also needs the weighted second moment of W's per-example gradients.
   void step(ModelParams& p, const ModelParams& g, double scale, const MatrixRD* w_second_moment = nullptr);
+  // The same step (sgd or adam) with W's gradient given as factors A^T B: it is formed a block of
+  // rows at a time, next to the update of those rows, so the d x d gradient never goes to memory.
+  void step(ModelParams& p, const ModelParams& g, const FactoredGradient& w_grad, double scale);
 
  private:
   void update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD& v, double lr);
+  // The update of n entries starting at `at` of a tensor (and of its moments m, v when kept).
+  void update_entries(double* theta, const double* g, double* m, double* v, Eigen::Index n, double lr) const;
+  MatrixRD block_;  // a block of rows of W's gradient
   OptimizerSpec spec_;
   ModelSpec model_;
   ModelParams m_, v_;

@@ -10,6 +10,7 @@
 
 #include "scalinglab/core/random.hpp"
 #include "scalinglab/memory/associative_model.hpp"
+#include "scalinglab/memory/memory_state.hpp"
 #include "scalinglab/memory/optimizer.hpp"
 
 namespace scalinglab::memory {
@@ -25,9 +26,10 @@ struct TrainSpec {
   double batch = 1;       // +inf: population gradient
   long population_steps = 100;
   int curve_points = 0;   // error recorded at this many log-spaced steps (0: only at the end)
-  // Use the span update when it applies (matrix model, SGD, no layer norm, N <= kSpanMaxN):
-  // W_t - W_0 = U^T A E stays in span{u_z e_x^T}, so the logits are U W_0 E^T + (U U^T) A (E E^T) and
-  // a sample costs O(M N) instead of O(d^2). `false` forces the dense path (tests compare both).
+  // Use the structured exact updates of memory_state.hpp where they apply (matrix model, plain SGD,
+  // N <= kSpanMaxN): the span update without layer norm (O(M N) per distinct input instead of
+  // O(d^2)), the feature update with layer norm when N <= 2d (O(N d) instead of O(d^2)).
+  // `false` forces the dense path (tests compare them).
   bool span_update = true;
   // Record the logit matrix (u_y^T n(W_t e_x))_{y,x} after this many steps (0: at initialisation;
   // -1: never), for the pictures of Figures 6, 14 and 15.
@@ -43,9 +45,12 @@ struct TrainSpec {
   bool keep_embeddings = false;
 };
 
-// Largest N for the span update (it keeps the N x N Gram matrix E E^T).
+// Largest N for the structured updates (they keep the N x N Gram matrix E E^T).
 inline constexpr std::size_t kSpanMaxN = 2048;
 
+// The state train_memory will use for `spec` (memory_state.hpp): span or features when they
+// apply and span_update is on, else dense.
+StatePath state_path(const TrainSpec& spec);
 // Whether train_memory will use the span update for `spec`.
 bool uses_span_update(const TrainSpec& spec);
 
