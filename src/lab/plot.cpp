@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -20,6 +21,7 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/stats.hpp"
 #include "scalinglab/lab/aggregate.hpp"
 
 namespace fs = std::filesystem;
@@ -37,6 +39,8 @@ struct Curve {
   std::vector<PlotPoint> points;  // sorted by x
   std::vector<std::string> notes; // why some rows are missing (written as .dat comments)
   bool reference = false;
+  bool dashed = false;            // a metric of [plot] dashed: drawn dashed ...
+  std::string colour_key;         // ... in the colour of the curve with the same key (its series)
 };
 
 // Colour-blind friendly palette (Okabe-Ito without yellow), then tableau colours.
@@ -170,7 +174,14 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
     }
     if (metrics.size() > 1 && !plot.series.empty()) label = metric + ", " + label;
     auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.label == label; });
-    if (it == curves.end()) curves.push_back({label, {}, {}, false}), it = curves.end() - 1;
+    if (it == curves.end()) {
+      Curve c{label, {}, {}, false};
+      c.dashed = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
+      if (!plot.dashed.empty() && !plot.series.empty() && row.params.has(plot.series))
+        c.colour_key = row.params.entry(plot.series).text;
+      curves.push_back(std::move(c));
+      it = curves.end() - 1;
+    }
 
     const double x = row.params.entry(plot.x).number, y = row.mean.at(m);
     const std::string at = plot.x + "=" + row.params.entry(plot.x).text;
@@ -203,13 +214,14 @@ std::vector<double> dense(double lo, double hi, bool log, int n = 200) {
   return xs;
 }
 
-// A reference formula evaluated along x, other parameters from the first row matching its where.
-std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& plot, const Table& table, double lo,
-                                     double hi) {
-  const Table::Row* base = nullptr;
-  for (const auto& row : table.rows)
-    if (matches(row.params, plot.where) && matches(row.params, ref.where)) {
-      base = &row;
+// A reference formula evaluated along x, other parameters from the first candidate matching the
+// plot's and the reference's where.
+std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& plot,
+                                     const std::vector<const Params*>& candidates, double lo, double hi) {
+  const Params* base = nullptr;
+  for (const Params* params : candidates)
+    if (matches(*params, plot.where) && matches(*params, ref.where)) {
+      base = params;
       break;
     }
   if (!base) {
@@ -220,11 +232,12 @@ std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& 
   // A label written by the user is enhanced text as is; a bare formula gets superscripts.
   const bool own_label = !ref.label.empty() && ref.label != ref.expr;
   Curve c{own_label ? ref.label : enhanced_formula(ref.expr), {}, {}, true};
-  c.notes.push_back("reference " + ref.expr + ", parameters from " + base->params.canonical());
+  c.notes.push_back("reference " + ref.expr + ", parameters from " + base->canonical());
+  const std::string x_name = plot.x.empty() ? "x" : plot.x;
   for (double x : dense(lo, hi, plot.logx)) {
     const double y = expr.eval([&](const std::string& name) -> std::optional<double> {
-      if (name == plot.x) return x;
-      if (base->params.has(name) && !std::isnan(base->params.entry(name).number)) return base->params.entry(name).number;
+      if (name == x_name) return x;
+      if (base->has(name) && !std::isnan(base->entry(name).number)) return base->entry(name).number;
       return std::nullopt;
     });
     if (std::isfinite(y) && (!plot.logy || y > 0)) c.points.push_back({x, y, y, y});
@@ -306,7 +319,8 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
      << "set output " << quoted(name + ".svg") << "\n";
   // Text written for the plot ([plot] title, xlabel, ylabel) may use enhanced markup; names are escaped.
   if (!title.empty()) gp << "set title " << title_string(plot.title.empty() ? enhanced(title) : title) << "\n";
-  gp << "set xlabel " << quoted(plot.xlabel.empty() ? enhanced(plot.x) : plot.xlabel) << "\n"
+  const std::string x_name = plot.x.empty() ? "position" : plot.x;  // curves without x: 1, 2, ...
+  gp << "set xlabel " << quoted(plot.xlabel.empty() ? enhanced(x_name) : plot.xlabel) << "\n"
      << "set ylabel " << quoted(plot.ylabel.empty() ? enhanced(plot.y) : plot.ylabel) << "\n"
      << "set border 3 lc rgb '#404040' lw 1\n"
      << "set tics nomirror out scale 0.6\n"
@@ -319,6 +333,7 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
   const std::string dat = quoted(name + ".dat");
   std::vector<std::string> items;
   std::size_t data_index = 0, ref_index = 0;
+  std::map<std::string, const char*> colour_of;
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const Curve& c = curves[i];
     if (c.points.empty()) continue;
@@ -330,11 +345,18 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
       ++ref_index;
       continue;
     }
-    const char* color = kColors[data_index++ % std::size(kColors)];
-    if (plot.band != "none")
+    // A dashed curve takes the colour of the solid curve of its series; others the next colour.
+    auto known = colour_of.find(c.colour_key);
+    const char* color = known != colour_of.end() && !c.colour_key.empty() ? known->second
+                                                                           : kColors[data_index++ % std::size(kColors)];
+    if (!c.colour_key.empty()) colour_of.emplace(c.colour_key, color);
+    if (plot.band != "none" && !c.dashed)
       items.push_back(fmt::format("{} using 1:3:4 with filledcurves lc rgb '{}' notitle", block, color));
-    items.push_back(fmt::format("{} using 1:2 with linespoints lw 1.8 pt 7 ps 0.55 lc rgb '{}' title {}", block,
-                                color, quoted(enhanced(c.label))));
+    // Dense curves (series metrics) are drawn without markers.
+    const std::string style = c.dashed              ? "lines dt 2 lw 1.8"
+                              : c.points.size() > 60 ? "lines lw 1.8"
+                                                     : "linespoints lw 1.8 pt 7 ps 0.55";
+    items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, color, quoted(enhanced(c.label))));
   }
   gp << "plot ";
   for (std::size_t i = 0; i < items.size(); ++i) gp << (i ? ", \\\n     " : "") << items[i];
@@ -388,31 +410,115 @@ bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
   return true;
 }
 
+namespace {
+
+// References, data and script, then gnuplot: the common end of line plots and series plots.
+bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const std::vector<const Params*>& candidates,
+                 const std::string& out_dir, const std::string& name, const std::string& title) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& c : curves)
+    for (const auto& p : c.points) lo = std::min(lo, p.x), hi = std::max(hi, p.x);
+  if (!(lo <= hi)) {
+    warn("plot " + name + ": no rows to draw (check [plot] where, x and log axes)");
+    return false;
+  }
+  clip_bands(curves, plot.logy);
+  for (const auto& ref : plot.references) {
+    try {
+      if (auto c = reference_curve(ref, plot, candidates, lo, hi)) curves.push_back(std::move(*c));
+    } catch (const std::exception& e) {
+      warn("plot " + name + ": reference '" + ref.expr + "' skipped: " + e.what());
+    }
+  }
+  fs::create_directories(out_dir);
+  const fs::path base = fs::path(out_dir) / name;
+  write_dat(base.string() + ".dat", plot, curves);
+  write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves);
+  return run_gnuplot_script(out_dir, name);
+}
+
+const std::vector<double>* series_of(const TaskResult& r, const std::string& metric) {
+  for (const auto& [n, values] : r.record.series)
+    if (n == metric) return &values;
+  return nullptr;
+}
+
+// One curve per (metric, series value): the pointwise mean over runs of the y series against the
+// x series of the first run (or the 1-based position), with the band across runs.
+std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoint>& points,
+                                 const std::vector<TaskResult>& results) {
+  std::vector<std::string> metrics = {plot.y};
+  metrics.insert(metrics.end(), plot.more_y.begin(), plot.more_y.end());
+  std::map<std::string, std::vector<const TaskResult*>> runs_of;  // point key -> its runs, in run order
+  for (const auto& r : results) runs_of[r.key].push_back(&r);
+  for (auto& [key, runs] : runs_of)
+    std::sort(runs.begin(), runs.end(), [](const TaskResult* a, const TaskResult* b) { return a->run < b->run; });
+  std::vector<Curve> curves;
+  for (const auto& metric : metrics)
+    for (const auto& pt : points) {
+      if (!matches(pt.params, plot.where)) continue;
+      if (auto it = plot.where.find("part"); it != plot.where.end() && it->second != pt.part) continue;
+      const auto found = runs_of.find(pt.key);
+      if (found == runs_of.end()) continue;
+      const auto& runs = found->second;
+      std::string label = metric;
+      if (!plot.series.empty()) {
+        const std::string value = plot.series == "part" ? pt.part
+                                  : pt.params.has(plot.series) ? series_value(pt.params.entry(plot.series))
+                                                               : "n/a";
+        const auto named = plot.series_labels.find(value);
+        label = named != plot.series_labels.end() ? named->second : plot.series + " = " + value;
+        if (metrics.size() > 1) label = metric + ", " + label;
+      }
+      Curve c{label, {}, {}, false};
+      c.dashed = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
+      c.colour_key = plot.dashed.empty() ? "" : pt.key;
+      const std::vector<double>* xs = plot.x.empty() ? nullptr : series_of(*runs.front(), plot.x);
+      const std::vector<double>* first = series_of(*runs.front(), metric);
+      if (!first || (!plot.x.empty() && !xs)) {
+        c.notes.push_back("skipped " + pt.key + ": no series " + (first ? plot.x : metric));
+        curves.push_back(std::move(c));
+        continue;
+      }
+      for (std::size_t i = 0; i < first->size(); ++i) {
+        Summary s;
+        for (const TaskResult* r : runs) {
+          const auto* ys = series_of(*r, metric);
+          if (ys && i < ys->size()) s.add((*ys)[i]);
+        }
+        const double x = xs ? (i < xs->size() ? (*xs)[i] : NAN) : static_cast<double>(i + 1);
+        const double y = s.mean;
+        if (!std::isfinite(x) || (plot.logx && x <= 0) || !std::isfinite(y) || (plot.logy && y <= 0)) continue;
+        double spread = plot.band == "std" ? s.std() : plot.band == "sem" ? s.sem() : 0;
+        if (!std::isfinite(spread)) spread = 0;
+        c.points.push_back({x, y, y - spread, y + spread});
+      }
+      curves.push_back(std::move(c));
+    }
+  return curves;
+}
+
+}  // namespace
+
 bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_dir, const std::string& name,
                const std::string& title) {
   try {
-    std::vector<Curve> curves = data_curves(plot, table);
-    double lo = INFINITY, hi = -INFINITY;
-    for (const auto& c : curves)
-      for (const auto& p : c.points) lo = std::min(lo, p.x), hi = std::max(hi, p.x);
-    if (!(lo <= hi)) {
-      warn("plot " + name + ": no rows to draw (check [plot] where, x and log axes)");
-      return false;
-    }
-    clip_bands(curves, plot.logy);
-    for (const auto& ref : plot.references) {
-      try {
-        if (auto c = reference_curve(ref, plot, table, lo, hi)) curves.push_back(std::move(*c));
-      } catch (const std::exception& e) {
-        warn("plot " + name + ": reference '" + ref.expr + "' skipped: " + e.what());
-      }
-    }
-    fs::create_directories(out_dir);
-    const fs::path base = fs::path(out_dir) / name;
-    write_dat(base.string() + ".dat", plot, curves);
-    write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves);
+    std::vector<const Params*> candidates;
+    for (const auto& row : table.rows) candidates.push_back(&row.params);
+    return finish_plot(plot, data_curves(plot, table), candidates, out_dir, name, title);
+  } catch (const std::exception& e) {
+    warn("plot " + name + " not drawn: " + e.what());
+    return false;
+  }
+}
 
-    return run_gnuplot_script(out_dir, name);
+bool draw_series_plot(const PlotSpec& plot, const std::vector<GridPoint>& points,
+                      const std::vector<TaskResult>& results, const std::string& out_dir, const std::string& name,
+                      const std::string& title) {
+  try {
+    std::vector<const Params*> candidates;
+    for (const auto& pt : points) candidates.push_back(&pt.params);
+    return finish_plot(plot, series_curves(plot, points, results), candidates, out_dir, name, title);
   } catch (const std::exception& e) {
     warn("plot " + name + " not drawn: " + e.what());
     return false;

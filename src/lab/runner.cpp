@@ -155,6 +155,8 @@ Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registr
   for (const auto& a : sweep.grid) axes.push_back(a.name);
   if (sweep.plot && sweep.plot->kind == "heatmap") {
     f.plotted = draw_heatmaps(*sweep.plot, points, results, axes, dir.string(), "plot", title);
+  } else if (sweep.plot && sweep.plot->kind == "curves") {
+    f.plotted = draw_series_plot(*sweep.plot, points, results, dir.string(), "plot", title);
   } else if (sweep.plot && sweep.plot->kind == "scatter") {
     f.plotted = draw_scatter(*sweep.plot, points, results, axes, dir.string(), "plot", title);
   } else if (sweep.plot) {

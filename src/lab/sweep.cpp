@@ -141,7 +141,8 @@ class Reader {
     return out;
   }
   // A formula of the measure's parameters: parsed now, so typos fail before anything runs.
-  std::string formula(const toml::node* n, const std::string& key) const {
+  // `also`: one more variable it may read (the x series of a "curves" plot).
+  std::string formula(const toml::node* n, const std::string& key, const std::string& also = "") const {
     const std::string s = text(n, key);
     std::vector<std::string> vars;
     try {
@@ -150,8 +151,18 @@ class Reader {
       fail(n, key + ": " + e.what());
     }
     for (const auto& var : vars)
-      if (!m_->param(var)) fail(n, key + ": '" + s + "' reads unknown parameter '" + var + "'");
+      if (!m_->param(var) && var != also) fail(n, key + ": '" + s + "' reads unknown parameter '" + var + "'");
     return s;
+  }
+  std::string series_metric(const toml::node* n, const std::string& key) const {
+    const std::string name = string(n, key);
+    std::string names;
+    for (const auto& mm : m_->metrics) {
+      if (!mm.series) continue;
+      if (mm.name == name) return name;
+      names += (names.empty() ? "" : ", ") + mm.name;
+    }
+    fail(n, key + ": '" + name + "' is not a series metric of " + m_->name + " (series: " + names + ")");
   }
 
   // Settings shared by the file and its profiles: params (fixed) and grid (axes). A later setting
@@ -222,7 +233,7 @@ class Reader {
   PlotSpec heatmap(const toml::node* n, const toml::table& t, PlotSpec p) const {
     for (const char* key : {"matrix", "rows", "cols"})
       if (!t.contains(key)) fail(n, std::string("[plot] heatmap: needs ") + key);
-    for (const char* key : {"x", "y", "series", "log", "band", "reference", "points", "classes", "centers"})
+    for (const char* key : {"x", "y", "dashed", "series", "log", "band", "reference", "points", "classes", "centers"})
       if (t.contains(key)) fail(t.get(key), std::string("[plot] heatmap: '") + key + "' does not apply to heat maps");
     p.matrix = string(t.get("matrix"), "[plot] matrix");
     bool is_series = false;
@@ -236,18 +247,11 @@ class Reader {
   // [plot] kind = "scatter": points (a series metric), optional classes and centers (series).
   PlotSpec scatter(const toml::node* n, const toml::table& t, PlotSpec p) const {
     if (!t.contains("points")) fail(n, "[plot] scatter: needs points (a series metric holding n x 2 values)");
-    for (const char* key : {"x", "y", "series", "log", "band", "reference", "matrix", "rows", "cols"})
+    for (const char* key : {"x", "y", "dashed", "series", "log", "band", "reference", "matrix", "rows", "cols"})
       if (t.contains(key)) fail(t.get(key), std::string("[plot] scatter: '") + key + "' does not apply to scatter plots");
-    auto series_metric = [&](const char* key) {
-      const std::string name = string(t.get(key), std::string("[plot] ") + key);
-      bool is_series = false;
-      for (const auto& mm : m_->metrics) is_series = is_series || (mm.series && mm.name == name);
-      if (!is_series) fail(t.get(key), std::string("[plot] ") + key + ": '" + name + "' is not a series metric of " + m_->name);
-      return name;
-    };
-    p.points = series_metric("points");
-    if (t.contains("classes")) p.classes = series_metric("classes");
-    if (t.contains("centers")) p.centers = series_metric("centers");
+    p.points = series_metric(t.get("points"), "[plot] points");
+    if (t.contains("classes")) p.classes = series_metric(t.get("classes"), "[plot] classes");
+    if (t.contains("centers")) p.centers = series_metric(t.get("centers"), "[plot] centers");
     return panel_options(t, std::move(p));
   }
   // Title, labels, where and columns of the multi-panel kinds.
@@ -266,33 +270,55 @@ class Reader {
 
   PlotSpec plot(const toml::node* n) const {
     const auto& t = table(n, "[plot]");
-    allow_keys(t, {"kind", "matrix", "rows", "cols", "columns", "points", "classes", "centers", "x", "y", "series", "log",
-                   "title", "xlabel", "ylabel", "band", "where", "reference"},
+    allow_keys(t, {"kind", "matrix", "rows", "cols", "columns", "points", "classes", "centers", "x", "y", "dashed", "series",
+                   "log", "title", "xlabel", "ylabel", "band", "where", "reference"},
                "[plot]");
     PlotSpec p;
     if (auto v = t.get("kind")) {
       p.kind = string(v, "[plot] kind");
-      if (p.kind != "lines" && p.kind != "heatmap" && p.kind != "scatter")
-        fail(v, "[plot] kind: expected \"lines\", \"heatmap\" or \"scatter\"");
+      if (p.kind != "lines" && p.kind != "curves" && p.kind != "heatmap" && p.kind != "scatter")
+        fail(v, "[plot] kind: expected \"lines\", \"curves\", \"heatmap\" or \"scatter\"");
     }
     if (p.kind == "heatmap") return heatmap(n, t, std::move(p));
     if (p.kind == "scatter") return scatter(n, t, std::move(p));
     for (const char* key : {"points", "classes", "centers", "matrix", "rows", "cols", "columns"})
       if (t.contains(key)) fail(t.get(key), std::string("[plot] '") + key + "' needs kind = \"heatmap\" or \"scatter\"");
-    if (!t.contains("x") || !t.contains("y")) fail(n, "[plot]: needs x (a parameter) and y (a metric)");
-    p.x = string(t.get("x"), "[plot] x");
-    param(t.get("x"), p.x, "[plot] x");
+    // lines: x a parameter, y scalar metrics. curves: x (optional: the position 1, 2, ...) and y
+    // series metrics.
+    const bool curves = p.kind == "curves";
+    if ((!curves && !t.contains("x")) || !t.contains("y"))
+      fail(n, curves ? "[plot] curves: needs y (a series metric)" : "[plot]: needs x (a parameter) and y (a metric)");
+    if (curves && t.contains("x")) {
+      p.x = series_metric(t.get("x"), "[plot] x");
+    } else if (!curves) {
+      p.x = string(t.get("x"), "[plot] x");
+      param(t.get("x"), p.x, "[plot] x");
+    }
+    auto y_metric = [&](const toml::node* e) {
+      if (curves) return series_metric(e, "[plot] y");
+      std::string name = string(e, "[plot] y");
+      metric(e, name, "[plot] y");
+      return name;
+    };
     if (const auto* arr = t.get("y")->as_array()) {  // several metrics: one set of curves each
       if (arr->empty()) fail(t.get("y"), "[plot] y: empty list");
       for (const auto& e : *arr) {
-        std::string name = string(&e, "[plot] y");
-        metric(&e, name, "[plot] y");
+        std::string name = y_metric(&e);
         if (p.y.empty()) p.y = std::move(name);
         else p.more_y.push_back(std::move(name));
       }
     } else {
-      p.y = string(t.get("y"), "[plot] y");
-      metric(t.get("y"), p.y, "[plot] y");
+      p.y = y_metric(t.get("y"));
+    }
+    if (auto v = t.get("dashed")) {
+      auto add = [&](const toml::node* e) {
+        const std::string name = string(e, "[plot] dashed");
+        if (name != p.y && std::find(p.more_y.begin(), p.more_y.end(), name) == p.more_y.end())
+          fail(e, "[plot] dashed: '" + name + "' is not one of the metrics of y");
+        p.dashed.push_back(name);
+      };
+      if (auto arr = v->as_array()) for (const auto& e : *arr) add(&e);
+      else add(v);
     }
     if (auto v = t.get("series")) param(v, p.series = string(v, "[plot] series"), "[plot] series");
     if (auto v = t.get("log")) {
@@ -319,11 +345,11 @@ class Reader {
         if (auto rt = e->as_table()) {
           allow_keys(*rt, {"expr", "label", "where"}, "[plot] reference");
           if (!rt->contains("expr")) fail(e, "[plot] reference: needs expr");
-          r.expr = formula(rt->get("expr"), "[plot] reference");
+          r.expr = formula(rt->get("expr"), "[plot] reference", curves ? (p.x.empty() ? "x" : p.x) : "");
           if (auto l = rt->get("label")) r.label = string(l, "[plot] reference label");
           if (auto w = rt->get("where")) r.where = where(w, "[plot] reference");
         } else {
-          r.expr = formula(e, "[plot] reference");
+          r.expr = formula(e, "[plot] reference", curves ? (p.x.empty() ? "x" : p.x) : "");
         }
         if (r.label.empty()) r.label = r.expr;
         p.references.push_back(std::move(r));

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/stats.hpp"
 #include "scalinglab/memory/memory_error.hpp"
 #include "scalinglab/memory/sgd_approx.hpp"
 #include "scalinglab/memory/zipf_task.hpp"
@@ -91,6 +92,61 @@ Record sgd_approx_iterates_run(const Params& prm, Stream&) {
   return r;
 }
 
+// Figure 5 (right): q_gamma(x) = f^{n_x}(0) for counts n_x = floor(n_min ((N + s) / (x + s))^alpha),
+// x = 1..N (the paper: n_x proportional to (x + 3)^-alpha, n_N = 1), and the exponent rho of the
+// scheme q_rho = p^rho that it resembles, fitted by least squares of log q on log n_x.
+Record sgd_approx_scheme_run(const Params& prm, Stream&) {
+  const auto N = static_cast<std::size_t>(prm.integer("N"));
+  const auto M = static_cast<std::size_t>(prm.integer("M"));
+  const double alpha = prm.real("alpha"), shift = prm.real("shift"), lr = prm.real("lr");
+  const auto n_min = static_cast<double>(prm.integer("n_min"));
+  std::vector<double> x(N), n(N), q(N);
+  std::vector<uint64_t> counts(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    x[i] = static_cast<double>(i + 1);
+    // 1e-9 of slack: the rarest count is n_min exactly, not one less by rounding.
+    counts[i] = static_cast<uint64_t>(std::floor(n_min * std::pow((N + shift) / (x[i] + shift), alpha) + 1e-9));
+    n[i] = static_cast<double>(counts[i]);
+  }
+  const std::vector<double> iterates = sgd_approx_iterates(counts.front(), lr, M);
+  for (std::size_t i = 0; i < N; ++i) q[i] = iterates[counts[i]];
+  // Fits over every input, and over about 30 log-spaced inputs (closer to reading a log-log plot).
+  auto fit = [&](const std::vector<std::size_t>& at) {
+    std::vector<double> ln, lq;
+    for (std::size_t i : at)
+      if (q[i] > 0) ln.push_back(std::log(n[i])), lq.push_back(std::log(q[i]));
+    return fit_line(ln, lq).slope;
+  };
+  std::vector<std::size_t> all(N), logspaced;
+  for (std::size_t i = 0; i < N; ++i) all[i] = i;
+  for (int k = 0; k < 30; ++k) {
+    const auto i = static_cast<std::size_t>(std::lround(std::pow(static_cast<double>(N), k / 29.0))) - 1;
+    if (logspaced.empty() || i != logspaced.back()) logspaced.push_back(i);
+  }
+  Record r;
+  r.set("rho", fit(all));
+  r.set("rho_log", fit(logspaced));
+  r.set("q_first", q.front());
+  r.set("q_last", q.back());
+  const double rho_ref = prm.real("rho_ref");
+  if (rho_ref >= 0) {
+    // q_rho = c n^rho with the scale fitted in log space (mean of log q - rho log n over the inputs
+    // with q > 0): the reference scheme placed on the curve, for the dashed lines of the figure.
+    double log_c = 0;
+    std::size_t used = 0;
+    for (std::size_t i = 0; i < N; ++i)
+      if (q[i] > 0) log_c += std::log(q[i]) - rho_ref * std::log(n[i]), ++used;
+    log_c = used ? log_c / static_cast<double>(used) : 0.0;
+    std::vector<double> ref(N);
+    for (std::size_t i = 0; i < N; ++i) ref[i] = std::exp(log_c + rho_ref * std::log(n[i]));
+    r.set_series("q_rho", std::move(ref));
+  }
+  r.set_series("x", std::move(x));
+  r.set_series("n", std::move(n));
+  r.set_series("q", std::move(q));
+  return r;
+}
+
 }  // namespace
 
 void register_sgd_approx_measures(Registry& r) {
@@ -146,6 +202,37 @@ void register_sgd_approx_measures(Registry& r) {
                  {"value", "f^n(0)", true},
                  {"flow", "continuous-time limit of f^n(0)", true}};
     m.fn = sgd_approx_iterates_run;
+    m.deterministic = true;
+    r.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "memory.sgd_approx_scheme";
+    m.summary = "the scheme q_gamma(x) = f^{n_x}(0) of SGD with batch 1 for given counts, and its fitted rho (Figure 5 right)";
+    m.details =
+        "Figure 5 (right): q_gamma(x) = f^{n_x}(0), f the approximate update (20) (with (M-1)^-1, see\n"
+        "memory.sgd_approx_iterates), for the counts n_x = floor(n_min ((N + shift)/(x + shift))^alpha), x = 1..N:\n"
+        "n_x proportional to (x + shift)^-alpha with n_N = n_min (the paper: shift 3, alpha 2, n_N = 1). rho is\n"
+        "the least-squares slope of log q on log n_x over every input, rho_log the same over about 30\n"
+        "log-spaced inputs: the exponent of the scheme q_rho = p^rho (11) that q_gamma resembles (the paper\n"
+        "reads 0.05, 0.35 and 1 for gamma = 10, 0.1 and 1e-3). rho_ref >= 0 adds the series q_rho =\n"
+        "c n_x^rho_ref, its scale c fitted in log space (the dashed curves of the figure).";
+    m.params = {int_param("N", "100", "number of inputs x = 1..N", 1, 1e7),
+                int_param("M", "5", "number of classes", 2, 1e6),
+                real_param("alpha", "2", "exponent of the counts n_x ~ (x + shift)^-alpha", 0, 100),
+                real_param("shift", "3", "shift of the counts' power law (the paper: 3)", -0.999, 1e9),
+                real_param("lr", "1", "SGD step gamma", 0, 1e9),
+                int_param("n_min", "1", "count of the rarest input x = N", 1, 1e9),
+                real_param("rho_ref", "-1", "exponent of the reference scheme q_rho to return (< 0: none)", -1, 100)};
+    m.metrics = {{"rho", "least-squares exponent: slope of log q(x) on log n_x over all inputs"},
+                 {"rho_log", "the same over about 30 log-spaced inputs"},
+                 {"q_first", "q of the most frequent input, f^{n_1}(0)"},
+                 {"q_last", "q of the rarest input, f^{n_min}(0)"},
+                 {"x", "inputs 1..N", true},
+                 {"n", "counts n_x", true},
+                 {"q", "q_gamma(x) = f^{n_x}(0)", true},
+                 {"q_rho", "rho_ref >= 0: c n_x^rho_ref, log c = mean of log q - rho_ref log n_x", true}};
+    m.fn = sgd_approx_scheme_run;
     m.deterministic = true;
     r.add(std::move(m));
   }

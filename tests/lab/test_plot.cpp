@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include "hand_table.hpp"
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/lab/plot.hpp"
+#include "scalinglab/lab/results.hpp"
+#include "scalinglab/lab/runner.hpp"
 
 namespace fs = std::filesystem;
 
@@ -154,6 +157,110 @@ TEST_F(PlotTest, NothingToDrawReturnsFalse) {
   spec.where.clear();
   spec.x = "nonsense";  // a bad spec warns instead of throwing
   EXPECT_FALSE(draw_plot(spec, table.table, dir.string(), "bad", ""));
+}
+
+}  // namespace
+}  // namespace scalinglab
+
+// Series plots ([plot] kind = "curves"): the pointwise mean over runs of a series metric against
+// another series, computed here from results.jsonl independently of the plot code.
+namespace scalinglab {
+namespace {
+
+const Registry& curve_registry() {
+  static const Registry r = [] {
+    Registry reg;
+    Measure m;
+    m.name = "toy.curve";
+    m.params = {int_param("K", "5", "length"), real_param("a", "1", "slope")};
+    m.metrics = {{"last", "last value"}, {"t", "steps", true}, {"v", "a t u", true}, {"w", "a t", true}};
+    m.fn = [](const Params& p, Stream& s) {
+      Record rec;
+      std::vector<double> t, v, w;
+      for (int i = 1; i <= p.integer("K"); ++i) {
+        t.push_back(10.0 * i);
+        v.push_back(p.real("a") * i * (0.5 + s.uniform()));
+        w.push_back(p.real("a") * i);
+      }
+      rec.set("last", v.back());
+      rec.set_series("t", t);
+      rec.set_series("v", v);
+      rec.set_series("w", w);
+      return rec;
+    };
+    reg.add(std::move(m));
+    return reg;
+  }();
+  return r;
+}
+
+TEST(SeriesPlot, DrawsThePointwiseMeanOverRuns) {
+  const fs::path dir = fs::temp_directory_path() / ("scalinglab_test_curves_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const char* text = R"(measure = "toy.curve"
+runs = 7
+[grid]
+a = [1, 3]
+[plot]
+kind = "curves"
+x = "t"
+y = ["v", "w"]
+dashed = "w"
+series = "a"
+band = "sem"
+reference = "t/10"
+)";
+  const Sweep s = parse_sweep(text, "c.toml", "", {}, curve_registry());
+  ASSERT_TRUE(s.plot);
+  EXPECT_EQ(s.plot->kind, "curves");
+  RunOptions o;
+  o.out_dir = dir.string();
+  o.quiet = true;
+  o.registry = &curve_registry();
+  const RunOutcome out = run_sweep(s, o);
+  EXPECT_TRUE(fs::exists(dir / "plot.dat"));
+  // Expected means of v for a = 3, from the raw results.
+  std::vector<double> sum(5, 0.0);
+  int runs = 0;
+  for (const auto& r : read_results((dir / "results.jsonl").string())) {
+    if (r.params["a"] != 3.0) continue;
+    ++runs;
+    for (const auto& [name, values] : r.record.series)
+      if (name == "v")
+        for (std::size_t i = 0; i < 5; ++i) sum[i] += values[i];
+  }
+  ASSERT_EQ(runs, 7);
+  const std::string dat = slurp(dir / "plot.dat");
+  const auto at = dat.find("# index 1: v, a = 3");
+  ASSERT_NE(at, std::string::npos) << dat;
+  std::istringstream block(dat.substr(dat.find('\n', at) + 1));
+  for (std::size_t i = 0; i < 5; ++i) {
+    double x, mean, lo, hi;
+    block >> x >> mean >> lo >> hi;
+    EXPECT_DOUBLE_EQ(x, 10.0 * (i + 1));
+    EXPECT_NEAR(mean, sum[i] / 7, 1e-9 * (i + 1));
+    EXPECT_LT(lo, mean);
+    EXPECT_GT(hi, mean);
+  }
+  EXPECT_NE(dat.find("# index 3: w, a = 3"), std::string::npos);
+  EXPECT_NE(dat.find("# reference t/10"), std::string::npos);
+  const std::string gp = slurp(dir / "plot.gp");
+  EXPECT_NE(gp.find("with lines dt 2 lw 1.8"), std::string::npos) << gp;  // w is dashed
+  fs::remove_all(dir);
+
+  // Misuse: a scalar metric as y, dashed naming a metric not drawn, a scalar x.
+  auto rejects = [](const std::string& t, const std::string& what) {
+    try {
+      parse_sweep(t, "c.toml", "", {}, curve_registry());
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const std::string head = "measure = \"toy.curve\"\n[plot]\nkind = \"curves\"\n";
+  rejects(head + "y = \"last\"\n", "not a series metric");
+  rejects(head + "y = \"v\"\nx = \"a\"\n", "not a series metric");
+  rejects(head + "y = \"v\"\ndashed = \"w\"\n", "not one of the metrics of y");
 }
 
 }  // namespace

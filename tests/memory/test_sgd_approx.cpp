@@ -322,3 +322,31 @@ TEST(SgdApprox, MeasuresAreDeclaredAndValidated) {
   EXPECT_EQ(a.get("last"), series(a, "value")[50]);
   EXPECT_NEAR(series(a, "flow")[50], series(a, "value")[50], 0.5);
 }
+
+TEST(SgdApprox, SchemeOfFigure5IsTheIterateAtEachCount) {
+  // n_x = floor(((N + 3) / (x + 3))^2), x = 1..N, so n_N = 1; q(x) = f^{n_x}(0) computed one at a time.
+  const Measure& m = builtin_registry().get("memory.sgd_approx_scheme");
+  const Record r = run_task(m, resolve("memory.sgd_approx_scheme", {{"N", "12"}, {"lr", "0.3"}, {"rho_ref", "0.5"}}), 0, 0);
+  const auto n = series(r, "n"), q = series(r, "q"), x = series(r, "x"), ref = series(r, "q_rho");
+  ASSERT_EQ(q.size(), 12u);
+  for (int i = 1; i <= 12; ++i) {
+    const auto count = static_cast<uint64_t>(std::floor(std::pow(15.0 / (i + 3.0), 2) + 1e-9));
+    EXPECT_EQ(x[static_cast<std::size_t>(i - 1)], i);
+    EXPECT_EQ(n[static_cast<std::size_t>(i - 1)], static_cast<double>(count));
+    EXPECT_NEAR(q[static_cast<std::size_t>(i - 1)], sgd_approx_iterate(count, 0.3, 5), 1e-12);
+  }
+  EXPECT_EQ(n.back(), 1.0);
+  EXPECT_EQ(r.get("q_last"), q.back());
+  // q_rho = c n^rho: the ratio of two of its values is the ratio of counts to the power rho, and its
+  // log-scale is centred on log q.
+  EXPECT_NEAR(ref[0] / ref[11], std::pow(n[0] / n[11], 0.5), 1e-12);
+  double centre = 0;
+  for (std::size_t i = 0; i < 12; ++i) centre += std::log(q[i]) - std::log(ref[i]);
+  EXPECT_NEAR(centre, 0.0, 1e-9);
+  // rho is the least-squares slope: a tiny step is linear in the counts (rho -> 1), a huge one flat.
+  const Record tiny = run_task(m, resolve("memory.sgd_approx_scheme", {{"lr", "1e-7"}}), 0, 0);
+  EXPECT_NEAR(tiny.get("rho"), 1.0, 1e-5);
+  const Record huge = run_task(m, resolve("memory.sgd_approx_scheme", {{"lr", "1e4"}}), 0, 0);
+  EXPECT_LT(huge.get("rho"), 0.05);
+  for (const auto& [name, v] : tiny.series) EXPECT_NE(name, "q_rho");  // rho_ref < 0: no reference
+}

@@ -3,6 +3,9 @@
 // reference curves evaluated from formulas. Writes NAME.gp, NAME.dat, NAME.svg and NAME.png.
 #include <string>
 
+#include <vector>
+
+#include "scalinglab/lab/results.hpp"
 #include "scalinglab/lab/sweep.hpp"
 
 namespace scalinglab {
@@ -13,6 +16,12 @@ struct Table;
 // stderr) when gnuplot is missing or fails: a missing plot never loses the results.
 bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_dir, const std::string& name,
                const std::string& title);
+
+// Draws a plot of kind "curves": series metrics of each selected grid point (y against the x series,
+// or against the 1-based position when plot.x is empty), averaged pointwise over the runs.
+bool draw_series_plot(const PlotSpec& plot, const std::vector<GridPoint>& points,
+                      const std::vector<TaskResult>& results, const std::string& out_dir, const std::string& name,
+                      const std::string& title);
 
 // Runs OUT_DIR/NAME.gp with gnuplot inside OUT_DIR; false (with a warning) when gnuplot is missing,
 // fails, or does not produce NAME.svg and NAME.png.

@@ -35,6 +35,9 @@ struct PlotSpec {
   // "lines": means vs x per series (below). "heatmap": one panel per selected grid point showing a
   // series metric (`matrix`) reshaped to rows x cols, with the shape read from two parameters;
   // the first run of each point is drawn (a picture of one realisation, as in the papers).
+  // "curves": series metrics (learning curves, iterates) of each selected grid point: y (a series)
+  // against x (a series; empty: the position 1, 2, ...), averaged pointwise over runs, one curve
+  // per series value; log, band, where, reference (reading x) as for lines.
   // "scatter": one panel per selected grid point with the 2-D points of a series metric (n x 2,
   // row-major), coloured by an optional class series, and optional centers (m x 2) drawn as arrows
   // with the plane shaded by argmax_k <center_k, u> (embeddings and their decision regions).
@@ -42,8 +45,9 @@ struct PlotSpec {
   std::string matrix, rows, cols;  // heatmap only
   std::string points, classes, centers;  // scatter only (classes and centers optional)
   int columns = 0;                 // heatmap, scatter: panels per row (0: about the square root of the count)
-  std::string x, y;          // parameter on the x axis, metric on the y axis
+  std::string x, y;          // parameter on the x axis, metric on the y axis (curves: series metrics)
   std::vector<std::string> more_y;  // y = ["a", "b"]: further metrics drawn as their own curves
+  std::vector<std::string> dashed;  // metrics of y drawn dashed, in the colour of their series' first curve
   std::string series;        // parameter distinguishing curves (optional)
   bool logx = false, logy = false;
   std::string title, xlabel, ylabel;
