@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "scalinglab/lab/panels.hpp"
 #include "scalinglab/lab/plot.hpp"
@@ -68,38 +69,25 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
   const std::size_t n = panels.size();
   const auto [nrows, ncols] = panel_grid(n, plot.columns);
   const int width = static_cast<int>(380 * ncols + 40), height = static_cast<int>(260 * nrows + 60);
-  // The same multiplot is drawn twice, for the SVG and the PNG terminal.
-  auto multiplot = [&](std::ostream& gp) {
-    gp << "set multiplot layout " << nrows << "," << ncols << " title "
-       << gp_quoted(plot.title.empty() ? title : plot.title) << "\n";
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& p = panels[i];
-      double amax = 0;
-      for (double v : *p.values) amax = std::max(amax, std::fabs(v));
-      if (!(amax > 0)) amax = 1;  // symmetric colour range: white is 0
-      gp << "set title " << gp_quoted(gp_plain(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
-         << "set cbtics (" << -amax << ", 0, " << amax << ") format \"%.2g\"\n"
-         << "set xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n"
-         << "plot " << gp_quoted(name + ".dat") << " index " << i << " matrix with image\n";
-    }
-    gp << "unset multiplot\n";
-  };
-  {
-    std::ofstream gp(base.string() + ".gp");
-    gp << "# Heat maps of " << plot.matrix << "; rerun with: gnuplot " << name << ".gp\n"
-       << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_quoted(name + ".svg") << "\n"
-       << "set palette defined (-1 \"#2166ac\", 0 \"#f7f7f7\", 1 \"#b2182b\")\n"
-       << "unset key\nset tics out nomirror\nset size ratio -1\n"
-       << "set xlabel " << gp_quoted(plot.xlabel.empty() ? plot.cols : plot.xlabel) << "\nset ylabel "
-       << gp_quoted(plot.ylabel.empty() ? plot.rows : plot.ylabel) << "\n";
-    multiplot(gp);
-    gp << "\nset terminal pngcairo size " << width << "," << height << " enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_quoted(name + ".png") << "\n";
-    multiplot(gp);
-    gp << "unset output\n";
+  std::ostringstream mp;
+  mp << "set multiplot layout " << nrows << "," << ncols << " title " << gp_quoted(plot.title.empty() ? title : plot.title)
+     << "\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& p = panels[i];
+    double amax = 0;
+    for (double v : *p.values) amax = std::max(amax, std::fabs(v));
+    if (!(amax > 0)) amax = 1;  // symmetric colour range: white is 0
+    mp << "set title " << gp_quoted(gp_plain(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
+       << "set cbtics (" << -amax << ", 0, " << amax << ") format \"%.2g\"\n"
+       << "set xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n"
+       << "plot " << gp_quoted(name + ".dat") << " index " << i << " matrix with image\n";
   }
-  return run_gnuplot_script(out_dir, name);
+  mp << "unset multiplot\n";
+  const std::string preamble = "set palette defined (-1 \"#2166ac\", 0 \"#f7f7f7\", 1 \"#b2182b\")\n"
+                               "unset key\nset tics out nomirror\nset size ratio -1\nset xlabel " +
+                               gp_quoted(plot.xlabel.empty() ? plot.cols : plot.xlabel) + "\nset ylabel " +
+                               gp_quoted(plot.ylabel.empty() ? plot.rows : plot.ylabel) + "\n";
+  return write_and_run_multiplot(out_dir, name, width, height, "Heat maps of " + plot.matrix, preamble, mp.str());
 }
 
 }  // namespace scalinglab

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "scalinglab/lab/plot.hpp"
 
 namespace scalinglab {
 
@@ -63,6 +67,21 @@ PanelGrid panel_grid(std::size_t n, int columns) {
   const auto cols = columns > 0 ? std::min<std::size_t>(static_cast<std::size_t>(columns), n)
                                 : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
   return {(n + cols - 1) / cols, cols};
+}
+
+bool write_and_run_multiplot(const std::string& out_dir, const std::string& name, int width, int height,
+                             const std::string& comment, const std::string& preamble, const std::string& multiplot) {
+  {
+    std::ofstream gp(std::filesystem::path(out_dir) / (name + ".gp"));
+    gp << "# " << comment << "; rerun with: gnuplot " << name << ".gp\n"
+       << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
+       << "set output " << gp_quoted(name + ".svg") << "\n"
+       << preamble << multiplot
+       << "\nset terminal pngcairo size " << width << "," << height << " enhanced font \"Helvetica,11\"\n"
+       << "set output " << gp_quoted(name + ".png") << "\n"
+       << multiplot << "unset output\n";
+  }
+  return run_gnuplot_script(out_dir, name);
 }
 
 }  // namespace scalinglab

@@ -61,21 +61,6 @@ std::string format_number(double x) {
 
 namespace {
 
-std::optional<double> parse_number(const std::string& text) {
-  std::string t = text;
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
-  std::size_t b = 0;
-  while (b < t.size() && std::isspace(static_cast<unsigned char>(t[b]))) ++b;
-  t = t.substr(b);
-  if (t == "inf" || t == "+inf" || t == "Infinity" || t == "infinity") return std::numeric_limits<double>::infinity();
-  if (t == "-inf") return -std::numeric_limits<double>::infinity();
-  if (t.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size() || std::isnan(v)) return std::nullopt;
-  return v;
-}
-
 std::string describe_range(const ParamSpec& s) {
   std::string r = "[" + format_number(s.min) + ", " + format_number(s.max) + "]";
   return r;
@@ -235,6 +220,21 @@ nlohmann::json Params::to_json() const {
     }
   }
   return j;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  std::size_t b = 0;
+  while (b < t.size() && std::isspace(static_cast<unsigned char>(t[b]))) ++b;
+  t = t.substr(b);
+  if (t == "inf" || t == "+inf" || t == "Infinity" || t == "infinity") return std::numeric_limits<double>::infinity();
+  if (t == "-inf") return -std::numeric_limits<double>::infinity();
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || std::isnan(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace scalinglab

@@ -175,7 +175,7 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
     if (metrics.size() > 1 && !plot.series.empty()) label = metric + ", " + label;
     auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.label == label; });
     if (it == curves.end()) {
-      Curve c{label, {}, {}, false};
+      Curve c{label, {}, {}, false, false, ""};
       c.dashed = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
       if (!plot.dashed.empty() && !plot.series.empty() && row.params.has(plot.series))
         c.colour_key = row.params.entry(plot.series).text;
@@ -231,7 +231,7 @@ std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& 
   const Expression expr(ref.expr);
   // A label written by the user is enhanced text as is; a bare formula gets superscripts.
   const bool own_label = !ref.label.empty() && ref.label != ref.expr;
-  Curve c{own_label ? ref.label : enhanced_formula(ref.expr), {}, {}, true};
+  Curve c{own_label ? ref.label : enhanced_formula(ref.expr), {}, {}, true, false, ""};
   c.notes.push_back("reference " + ref.expr + ", parameters from " + base->canonical());
   const std::string x_name = plot.x.empty() ? "x" : plot.x;
   for (double x : dense(lo, hi, plot.logx)) {
@@ -470,7 +470,7 @@ std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoi
         label = named != plot.series_labels.end() ? named->second : plot.series + " = " + value;
         if (metrics.size() > 1) label = metric + ", " + label;
       }
-      Curve c{label, {}, {}, false};
+      Curve c{label, {}, {}, false, false, ""};
       c.dashed = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
       c.colour_key = plot.dashed.empty() ? "" : pt.key;
       const std::vector<double>* xs = plot.x.empty() ? nullptr : series_of(*runs.front(), plot.x);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <sstream>
 
 #include "scalinglab/lab/panels.hpp"
 #include "scalinglab/lab/plot.hpp"
@@ -140,40 +141,27 @@ bool draw_scatter(const PlotSpec& plot, const std::vector<GridPoint>& points, co
   const auto [nrows, ncols] = panel_grid(panels.size(), plot.columns);
   const int width = static_cast<int>(400 * ncols + 40), height = static_cast<int>(400 * nrows + 60);
   const std::string dat = gp_quoted(name + ".dat");
-  auto multiplot = [&](std::ostream& gp) {
-    gp << "set multiplot layout " << nrows << "," << ncols << " title "
-       << gp_quoted(plot.title.empty() ? title : plot.title) << "\n";
-    for (std::size_t i = 0; i < panels.size(); ++i) {
-      const auto& p = panels[i];
-      gp << "set title " << gp_quoted(gp_plain(p.title)) << "\n"
-         << fmt::format("set xrange [{:.6g}:{:.6g}]\nset yrange [{:.6g}:{:.6g}]\n", -p.extent, p.extent, -p.extent,
-                        p.extent)
-         << "plot ";
-      if (p.centers) gp << dat << " index " << 3 * i << " using 1:2:3:4:5 with rgbimage pixels notitle, ";
-      gp << dat << " index " << 3 * i + 1 << " using 1:2:3 with points pt 7 ps 0.9 lc rgb variable notitle";
-      if (p.centers)
-        gp << ", " << dat << " index " << 3 * i + 2
-           << " using (0):(0):1:2:4 with vectors head filled size screen 0.012,20 lw 2.2 lc rgb variable notitle, "
-           << dat << " index " << 3 * i + 2 << " using ($1*1.12):($2*1.12):(sprintf('%d', $3)) with labels notitle";
-      gp << "\n";
-    }
-    gp << "unset multiplot\n";
-  };
-  {
-    std::ofstream gp(base.string() + ".gp");
-    gp << "# Scatter of " << plot.points << "; rerun with: gnuplot " << name << ".gp\n"
-       << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_quoted(name + ".svg") << "\n"
-       << "unset key\nunset colorbox\nset tics out nomirror\nset size ratio -1\n"
-       << "set xlabel " << gp_quoted(plot.xlabel.empty() ? plot.points + "[0]" : plot.xlabel) << "\nset ylabel "
-       << gp_quoted(plot.ylabel.empty() ? plot.points + "[1]" : plot.ylabel) << "\n";
-    multiplot(gp);
-    gp << "\nset terminal pngcairo size " << width << "," << height << " enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_quoted(name + ".png") << "\n";
-    multiplot(gp);
-    gp << "unset output\n";
+  std::ostringstream mp;
+  mp << "set multiplot layout " << nrows << "," << ncols << " title " << gp_quoted(plot.title.empty() ? title : plot.title)
+     << "\n";
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const auto& p = panels[i];
+    mp << "set title " << gp_quoted(gp_plain(p.title)) << "\n"
+       << fmt::format("set xrange [{:.6g}:{:.6g}]\nset yrange [{:.6g}:{:.6g}]\n", -p.extent, p.extent, -p.extent, p.extent)
+       << "plot ";
+    if (p.centers) mp << dat << " index " << 3 * i << " using 1:2:3:4:5 with rgbimage pixels notitle, ";
+    mp << dat << " index " << 3 * i + 1 << " using 1:2:3 with points pt 7 ps 0.9 lc rgb variable notitle";
+    if (p.centers)
+      mp << ", " << dat << " index " << 3 * i + 2
+         << " using (0):(0):1:2:4 with vectors head filled size screen 0.012,20 lw 2.2 lc rgb variable notitle, "
+         << dat << " index " << 3 * i + 2 << " using ($1*1.12):($2*1.12):(sprintf('%d', $3)) with labels notitle";
+    mp << "\n";
   }
-  return run_gnuplot_script(out_dir, name);
+  mp << "unset multiplot\n";
+  const std::string preamble = "unset key\nunset colorbox\nset tics out nomirror\nset size ratio -1\nset xlabel " +
+                               gp_quoted(plot.xlabel.empty() ? plot.points + "[0]" : plot.xlabel) + "\nset ylabel " +
+                               gp_quoted(plot.ylabel.empty() ? plot.points + "[1]" : plot.ylabel) + "\n";
+  return write_and_run_multiplot(out_dir, name, width, height, "Scatter of " + plot.points, preamble, mp.str());
 }
 
 }  // namespace scalinglab

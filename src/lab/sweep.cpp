@@ -25,15 +25,6 @@ std::string join(const Keys& v) {
   return out;
 }
 
-std::optional<double> parse_double(const std::string& t) {
-  if (t == "inf" || t == "+inf") return INFINITY;
-  if (t == "-inf") return -INFINITY;
-  if (t.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size()) return std::nullopt;
-  return v;
-}
 
 // Reads one sweep file; every error names the file, the line/column when known, and the key.
 class Reader {
@@ -87,7 +78,7 @@ class Reader {
   double number(const toml::node* n, const std::string& key) const {
     if (auto v = n->as_integer()) return static_cast<double>(v->get());
     if (auto v = n->as_floating_point()) return v->get();
-    if (auto v = n->as_string(); v && parse_double(v->get())) return *parse_double(v->get());
+    if (auto v = n->as_string(); v && parse_number(v->get())) return *parse_number(v->get());
     fail(n, key + ": expected a number");
   }
   int64_t integer(const toml::node* n, const std::string& key, int64_t lo) const {
@@ -131,7 +122,7 @@ class Reader {
         std::find(p.choices.begin(), p.choices.end(), t) == p.choices.end())
       fail(n, key + ": '" + t + "' is not a value of " + p.name + " (" + join(p.choices) + ")");
     if (p.type == ParamType::Choice) return t;
-    if (auto v = parse_double(t)) return canonical_text(p, *v);
+    if (auto v = parse_number(t)) return canonical_text(p, *v);
     return t;
   }
   std::map<std::string, std::string> where(const toml::node* n, const std::string& key) const {
@@ -557,7 +548,7 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     const auto [k, val] = split_assignment(set);
     const std::string key = "--set " + set;
     if (k == "runs" || k == "seed") {
-      const auto x = parse_double(val);
+      const auto x = parse_number(val);
       if (!x || *x != std::floor(*x) || *x < (k == "runs" ? 1 : 0) || *x > 9.2e18)
         throw InputError(path + ": " + key + ": expected an integer >= " + (k == "runs" ? "1" : "0"));
       if (k == "runs") s.runs = static_cast<int64_t>(*x);

@@ -10,20 +10,6 @@
 
 namespace scalinglab {
 
-namespace {
-
-std::optional<double> parse_double(const std::string& t) {
-  if (t == "inf" || t == "+inf") return INFINITY;
-  if (t == "-inf") return -INFINITY;
-  if (t.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size()) return std::nullopt;
-  return v;
-}
-
-}  // namespace
-
 std::vector<std::string> expand_values(const std::string& spec, const ParamSpec& param) {
   std::string s = spec;
   std::erase_if(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
@@ -36,7 +22,7 @@ std::vector<std::string> expand_values(const std::string& spec, const ParamSpec&
   std::stringstream in(s.substr(9, s.size() - 10));
   for (std::string a; std::getline(in, a, ',');) args.push_back(a);
   std::vector<std::optional<double>> v;
-  for (const auto& a : args) v.push_back(parse_double(a));
+  for (const auto& a : args) v.push_back(parse_number(a));
   if (args.size() != 3 || !v[0] || !v[1] || !v[2] || !std::isfinite(*v[0]) || !std::isfinite(*v[1]))
     throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n) with finite numbers a, b");
   const double a = *v[0], b = *v[1], n = *v[2];

@@ -24,6 +24,11 @@ std::string panel_title(const GridPoint& point, const std::vector<std::string>& 
 std::string gp_quoted(const std::string& s);
 std::string gp_plain(const std::string& s);
 
+// Writes OUT_DIR/NAME.gp drawing `multiplot` (the panels) twice, to NAME.svg and NAME.png, after
+// `preamble` (settings shared by the panels), then runs gnuplot; false (with a warning) on failure.
+bool write_and_run_multiplot(const std::string& out_dir, const std::string& name, int width, int height,
+                             const std::string& comment, const std::string& preamble, const std::string& multiplot);
+
 // Multiplot layout for n panels: `columns` per row (0: about the square root of n).
 struct PanelGrid {
   std::size_t rows, cols;

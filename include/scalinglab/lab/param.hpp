@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,10 @@ class Params {
 
   std::vector<Entry> entries_;
 };
+
+// Parses a number as parameters do: surrounding spaces ignored, "inf", "+inf", "-inf" accepted,
+// NaN and trailing text refused (nullopt).
+std::optional<double> parse_number(const std::string& text);
 
 // Formats a double the shortest way that round-trips ("0.1", "1000", "inf").
 std::string format_number(double x);
