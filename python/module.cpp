@@ -76,6 +76,7 @@ py::list table_columns(const Table& t) {
     bool missing = false;
     for (const auto& row : t.rows) missing = missing || !row.params.has(name);
     ParamType type = t.param_specs[k]->type;
+    if (type == ParamType::Text) type = ParamType::Choice;  // text either way
     if (missing && type != ParamType::Choice) type = ParamType::Real;
     py::list values;
     for (const auto& row : t.rows) {

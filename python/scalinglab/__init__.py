@@ -42,6 +42,8 @@ def _text(value):
         return str(int(value))
     if isinstance(value, numbers.Real):
         return repr(float(value))
+    if isinstance(value, (list, tuple, np.ndarray)):  # a list parameter: "0.2,0.6,0.95"
+        return ",".join(_text(v) for v in value)
     return str(value)
 
 

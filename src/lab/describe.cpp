@@ -12,6 +12,7 @@ std::string range_text(const ParamSpec& s) {
     return c;
   }
   if (s.type == ParamType::Bool) return "true|false";
+  if (s.type == ParamType::Text) return "text";
   const bool lo = std::isfinite(s.min), hi = std::isfinite(s.max);
   std::string r;
   if (lo && hi) r = "[" + format_number(s.min) + ", " + format_number(s.max) + "]";

@@ -1,5 +1,6 @@
 #include "scalinglab/lab/param.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@ const char* type_name(ParamType t) {
     case ParamType::Count: return "count";
     case ParamType::Choice: return "choice";
     case ParamType::Bool: return "bool";
+    case ParamType::Text: return "text";
   }
   return "?";
 }
@@ -49,6 +51,44 @@ ParamSpec choice_param(std::string name, std::string def, std::vector<std::strin
 }
 ParamSpec bool_param(std::string name, std::string def, std::string doc) {
   return make_spec(std::move(name), ParamType::Bool, std::move(def), std::move(doc));
+}
+ParamSpec text_param(std::string name, std::string def, std::string doc,
+                     std::function<void(const std::string&)> validate) {
+  ParamSpec s = make_spec(std::move(name), ParamType::Text, std::move(def), std::move(doc));
+  s.validate = std::move(validate);
+  return s;
+}
+
+std::vector<double> parse_number_list(const std::string& text) {
+  std::vector<double> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const auto v = parse_number(item);
+    if (!v) throw InputError("'" + item + "' in '" + text + "' is not a number (expected numbers separated by commas)");
+    out.push_back(*v);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::function<void(const std::string&)> number_list_validator(std::size_t min_size) {
+  return [min_size](const std::string& t) {
+    if (parse_number_list(t).size() < min_size)
+      throw InputError("expected at least " + std::to_string(min_size) + " numbers separated by commas");
+  };
+}
+
+std::function<void(const std::string&)> formula_validator(std::vector<std::string> variables) {
+  return [variables](const std::string& t) {
+    for (const auto& v : Expression(t).variables())
+      if (std::find(variables.begin(), variables.end(), v) == variables.end()) {
+        std::string known;
+        for (const auto& k : variables) known += (known.empty() ? "" : ", ") + k;
+        throw InputError("formula '" + t + "' reads '" + v + "'; it may read " + known);
+      }
+  };
 }
 
 std::string format_number(double x) {
@@ -121,6 +161,16 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::s
           std::string cs;
           for (const auto& c : s.choices) cs += (cs.empty() ? "" : ", ") + c;
           throw InputError(context + ": parameter " + s.name + "='" + raw + "' is not one of: " + cs);
+        }
+        break;
+      }
+      case ParamType::Text: {
+        if (s.validate) {
+          try {
+            s.validate(raw);
+          } catch (const InputError& err) {
+            throw InputError(context + ": parameter " + s.name + "='" + raw + "': " + err.what());
+          }
         }
         break;
       }
@@ -206,7 +256,8 @@ nlohmann::json Params::to_json() const {
   for (const auto& e : entries_) {
     const auto& s = *e.spec;
     switch (s.type) {
-      case ParamType::Choice: j[s.name] = e.text; break;
+      case ParamType::Choice:
+      case ParamType::Text: j[s.name] = e.text; break;
       case ParamType::Bool: j[s.name] = e.number != 0; break;
       case ParamType::Int: j[s.name] = static_cast<int64_t>(e.number); break;
       case ParamType::Count:

@@ -121,7 +121,7 @@ class Reader {
     if (p.type == ParamType::Choice && !p.choices.empty() &&
         std::find(p.choices.begin(), p.choices.end(), t) == p.choices.end())
       fail(n, key + ": '" + t + "' is not a value of " + p.name + " (" + join(p.choices) + ")");
-    if (p.type == ParamType::Choice) return t;
+    if (p.type == ParamType::Choice || p.type == ParamType::Text) return t;
     if (auto v = parse_number(t)) return canonical_text(p, *v);
     return t;
   }

@@ -15,7 +15,7 @@ std::vector<std::string> expand_values(const std::string& spec, const ParamSpec&
   std::erase_if(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
   const bool log = s.rfind("logspace(", 0) == 0, lin = s.rfind("linspace(", 0) == 0;
   if (!log && !lin) return {spec};
-  if (param.type == ParamType::Choice || param.type == ParamType::Bool)
+  if (param.type == ParamType::Choice || param.type == ParamType::Bool || param.type == ParamType::Text)
     throw InputError("'" + spec + "': " + param.name + " is not numeric");
   if (s.back() != ')') throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n)");
   std::vector<std::string> args;

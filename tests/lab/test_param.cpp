@@ -73,3 +73,27 @@ TEST(Params, ImplementationSwitchesDoNotEnterTheStreamKey) {
   EXPECT_EQ(a.stream_text(), b.stream_text());
   EXPECT_EQ(a.stream_text(), "N=10");
 }
+
+TEST(Params, TextParametersAreCheckedByTheirValidator) {
+  const std::vector<ParamSpec> specs = {
+      text_param("pi", "0.2,0.6", "a list", number_list_validator(2)),
+      text_param("eta", "exp(7*l/L)", "a formula of l and L", formula_validator({"l", "L"}))};
+  const Params p = resolve_params(specs, {{"pi", "0.2, 0.6 ,0.95"}}, "t");
+  EXPECT_EQ(p.choice("pi"), "0.2, 0.6 ,0.95");
+  EXPECT_EQ(parse_number_list(p.choice("pi")), (std::vector<double>{0.2, 0.6, 0.95}));
+  EXPECT_EQ(p.choice("eta"), "exp(7*l/L)");
+  EXPECT_TRUE(std::isnan(p.real("eta")));
+  EXPECT_EQ(p.to_json()["eta"], "exp(7*l/L)");
+  auto fails = [&](const std::map<std::string, std::string>& given, const std::string& what) {
+    try {
+      resolve_params(specs, given, "ctx");
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  fails({{"pi", "0.2"}}, "at least 2 numbers");
+  fails({{"pi", "0.2,x"}}, "'x' in '0.2,x' is not a number");
+  fails({{"eta", "exp(7*k)"}}, "reads 'k'");
+  fails({{"eta", "exp(7*"}}, "eta=");
+}

@@ -5,6 +5,7 @@
 // Values always arrive as text (command line `k=v`, sweep files, Python kwargs are all turned into
 // text first), so there is exactly one parser per type.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -21,6 +22,7 @@ enum class ParamType {
   Count,   // positive integer or "inf" (e.g. number of samples T; inf = the population)
   Choice,  // one of a list of words
   Bool,    // true/false/1/0/yes/no
+  Text,    // free text checked by the parameter's validator (a list of numbers, a formula of l, ...)
 };
 
 const char* type_name(ParamType t);
@@ -39,6 +41,8 @@ struct ParamSpec {
   // An implementation switch that does not change what is computed (e.g. a faster exact path):
   // excluded from the random-stream key, so toggling it gives the same draws and results.
   bool implementation = false;
+  // Text parameters: throws InputError (message without the parameter's name) for a bad value.
+  std::function<void(const std::string&)> validate;
 
   // Fluent helpers for compact declarations.
   ParamSpec& range(double lo, double hi) { min = lo; max = hi; return *this; }
@@ -54,6 +58,14 @@ ParamSpec real_param(std::string name, std::string def, std::string doc,
 ParamSpec count_param(std::string name, std::string def, std::string doc, double lo = 1);
 ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices, std::string doc);
 ParamSpec bool_param(std::string name, std::string def, std::string doc);
+ParamSpec text_param(std::string name, std::string def, std::string doc,
+                     std::function<void(const std::string&)> validate);
+
+// Validators and parsers for text parameters: a comma-separated list of numbers ("0.2, 0.6,
+// 0.95"), and a formula of the given variables ("exp(7*l/L)").
+std::vector<double> parse_number_list(const std::string& text);
+std::function<void(const std::string&)> number_list_validator(std::size_t min_size = 1);
+std::function<void(const std::string&)> formula_validator(std::vector<std::string> variables);
 
 // Parameter values resolved against their declarations, in declaration order.
 class Params {
@@ -68,7 +80,7 @@ class Params {
   double real(const std::string& name) const;
   int64_t integer(const std::string& name) const;  // Int parameters (and finite Counts)
   double count(const std::string& name) const;     // Count parameters: +inf for "inf"
-  const std::string& choice(const std::string& name) const;
+  const std::string& choice(const std::string& name) const;  // Choice and Text parameters
   bool flag(const std::string& name) const;
   bool has(const std::string& name) const;
   const Entry& entry(const std::string& name) const;
