@@ -24,7 +24,7 @@ class Parser {
  public:
   explicit Parser(const std::string& s) : s_(s) {}
   NodeP parse() {
-    NodeP n = sum();
+    NodeP n = comparison();
     skip();
     if (i_ != s_.size()) fail("unexpected '" + std::string(1, s_[i_]) + "'");
     return n;
@@ -48,6 +48,19 @@ class Parser {
   static NodeP make(Expression::Node n) { return std::make_shared<const Expression::Node>(std::move(n)); }
   NodeP binary(const char* op, NodeP a, NodeP b) {
     return make({Expression::Node::Binary, 0, op, {std::move(a), std::move(b)}});
+  }
+  // Comparisons bind loosest and give 1 or 0: "0.99*R*(T/R >= 6)" is 0.99 R where T/R >= 6, else 0.
+  NodeP comparison() {
+    NodeP n = sum();
+    skip();
+    for (const char* op : {"<=", ">=", "<", ">"}) {
+      const std::size_t len = std::char_traits<char>::length(op);
+      if (s_.compare(i_, len, op) == 0) {
+        i_ += len;
+        return binary(op, n, sum());
+      }
+    }
+    return n;
   }
   NodeP sum() {
     NodeP n = product();
@@ -81,7 +94,7 @@ class Parser {
     const char c = s_[i_];
     if (c == '(') {
       ++i_;
-      NodeP n = sum();
+      NodeP n = comparison();
       if (!eat(')')) fail("missing ')'");
       return n;
     }
@@ -100,7 +113,7 @@ class Parser {
       if (eat('(')) {
         std::vector<NodeP> args;
         if (!eat(')')) {
-          do args.push_back(sum());
+          do args.push_back(comparison());
           while (eat(','));
           if (!eat(')')) fail("missing ')' after arguments of " + name);
         }
@@ -157,6 +170,10 @@ double eval_node(const Expression::Node& n, const std::string& expr,
     case K::Unary: return -eval_node(*n.args[0], expr, lookup);
     case K::Binary: {
       const double a = eval_node(*n.args[0], expr, lookup), b = eval_node(*n.args[1], expr, lookup);
+      if (n.name == "<=") return a <= b ? 1.0 : 0.0;
+      if (n.name == ">=") return a >= b ? 1.0 : 0.0;
+      if (n.name == "<") return a < b ? 1.0 : 0.0;
+      if (n.name == ">") return a > b ? 1.0 : 0.0;
       switch (n.name[0]) {
         case '+': return a + b;
         case '-': return a - b;

@@ -178,6 +178,9 @@ void check_bound(const Context& c, CheckResult& r, bool below) {
         const double v = p.row->params.entry(name).number;
         if (!std::isnan(v)) return v;
       }
+      // Another metric of the same row (its mean): bounds such as "chinchilla_excess".
+      for (std::size_t k = 0; k < c.table.metric_names.size(); ++k)
+        if (c.table.metric_names[k] == name) return p.row->mean[k];
       return std::nullopt;
     });
     const bool ok = below ? p.y <= b : p.y >= b;  // NaN on either side fails

@@ -263,6 +263,8 @@ void write_dat(const std::string& path, const PlotSpec& plot, const std::vector<
     if (i) out << "\n\n";
     out << "# index " << i << ": " << curves[i].label << "\n";
     for (const auto& note : curves[i].notes) out << "# " << note << "\n";
+    // gnuplot does not count a block without data records: an empty curve keeps its index with NaN.
+    if (curves[i].points.empty()) out << (curves[i].reference ? "NaN NaN\n" : "NaN NaN NaN NaN\n");
     for (const auto& p : curves[i].points) {
       out << fmt::format("{:.10g} {:.10g}", p.x, p.y);
       if (!curves[i].reference) out << fmt::format(" {:.10g} {:.10g}", p.lo, p.hi);

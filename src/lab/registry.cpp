@@ -1,6 +1,7 @@
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/memory/memory_measures.hpp"
 #include "scalinglab/memory/sgd_approx_measures.hpp"
+#include "scalinglab/skills/skills_measures.hpp"
 
 namespace scalinglab {
 
@@ -9,6 +10,7 @@ const Registry& builtin_registry() {
     Registry r;
     register_memory_measures(r);
     register_sgd_approx_measures(r);
+    register_skills_measures(r);
     return r;
   }();
   return registry;

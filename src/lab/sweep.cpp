@@ -133,7 +133,9 @@ class Reader {
   }
   // A formula of the measure's parameters: parsed now, so typos fail before anything runs.
   // `also`: one more variable it may read (the x series of a "curves" plot).
-  std::string formula(const toml::node* n, const std::string& key, const std::string& also = "") const {
+  // `metrics`: it may also read scalar metrics (check bounds: "chinchilla_excess", "2*bound_upper").
+  std::string formula(const toml::node* n, const std::string& key, const std::string& also = "",
+                      bool metrics = false) const {
     const std::string s = text(n, key);
     std::vector<std::string> vars;
     try {
@@ -141,8 +143,13 @@ class Reader {
     } catch (const InputError& e) {
       fail(n, key + ": " + e.what());
     }
-    for (const auto& var : vars)
-      if (!m_->param(var) && var != also) fail(n, key + ": '" + s + "' reads unknown parameter '" + var + "'");
+    for (const auto& var : vars) {
+      if (m_->param(var) || var == also) continue;
+      const bool metric = metrics && std::any_of(m_->metrics.begin(), m_->metrics.end(),
+                                                 [&](const MetricSpec& mm) { return !mm.series && mm.name == var; });
+      if (!metric)
+        fail(n, key + ": '" + s + "' reads unknown " + (metrics ? "parameter or metric '" : "parameter '") + var + "'");
+    }
     return s;
   }
   std::string series_metric(const toml::node* n, const std::string& key) const {
@@ -391,7 +398,7 @@ class Reader {
       c.expect = number(need("expect"), key + " expect");
       c.tol = number(need("tol"), key + " tol");
     } else if (c.kind == "below" || c.kind == "above") {
-      c.bound = formula(need("bound"), key + " bound");
+      c.bound = formula(need("bound"), key + " bound", "", true);
     } else if (c.kind == "ordered") {
       const ParamSpec& sp = param(need("series"), c.series = string(need("series"), key + " series"), key);
       const auto* order = need("order")->as_array();

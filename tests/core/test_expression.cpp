@@ -62,3 +62,13 @@ TEST(Expression, Errors) {
     EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos);
   }
 }
+
+TEST(Expression, ComparisonsGiveOneOrZero) {
+  auto v = [](const std::string& e) { return Expression(e).eval([](const std::string&) { return std::nullopt; }); };
+  EXPECT_EQ(v("2 < 3"), 1.0);
+  EXPECT_EQ(v("3 <= 2"), 0.0);
+  EXPECT_EQ(v("1 + 2 >= 3"), 1.0);  // arithmetic binds tighter
+  EXPECT_EQ(v("4 > 4"), 0.0);
+  EXPECT_EQ(v("0.5*(2 > 1) + 0.25*(2 < 1)"), 0.5);
+  EXPECT_EQ(v("max(1 < 2, 0)"), 1.0);
+}

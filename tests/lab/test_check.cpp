@@ -134,6 +134,20 @@ TEST(Check, BoundReadsTheRowsParameters) {
   EXPECT_FALSE(run(t.table, bound("below", "1/d + 1/T - 1e-6")).passed);
 }
 
+TEST(Check, BoundReadsTheRowsOtherMetrics) {
+  HandTable t;
+  t.table.metric_names.push_back("reference");
+  for (int d : kD) {
+    t.add({{"d", std::to_string(d)}}, 1.0 / d);
+    t.table.rows.back().mean.push_back(2.0 / d);  // reference = 2 error
+    t.table.rows.back().std.push_back(0);
+    t.table.rows.back().sem.push_back(0);
+  }
+  EXPECT_TRUE(run(t.table, bound("below", "reference")).passed);
+  EXPECT_TRUE(run(t.table, bound("above", "reference/2")).passed);
+  EXPECT_FALSE(run(t.table, bound("below", "reference/3")).passed);
+}
+
 CheckSpec ordered(std::vector<std::string> order, bool decreasing = false) {
   CheckSpec c;
   c.kind = "ordered";

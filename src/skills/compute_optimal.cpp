@@ -1,0 +1,56 @@
+#include "scalinglab/skills/compute_optimal.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace scalinglab::skills {
+
+namespace {
+double budget_in_concept_texts(const ComputeBudget& b) {
+  if (!(b.C > 0) || !(b.varsigma > 0) || !(b.tau > 0)) throw std::invalid_argument("C, varsigma and tau must be > 0");
+  return b.C / (6 * b.varsigma * b.tau);
+}
+}  // namespace
+
+ConceptLearningTheory isoflop_point(const ComputeBudget& b, double R) {
+  return concept_learning({R, budget_in_concept_texts(b) / R, b.d_t, b.eps, b.beta});
+}
+
+ComputeOptimum compute_optimum(const ComputeBudget& b) {
+  const double Cp = budget_in_concept_texts(b);
+  // R such that T / R = C' / R^2 spans [0.1, 1000], within R >= d_t and T >= 1.
+  double lo = std::log(std::max(b.d_t, std::sqrt(Cp / 1000))), hi = std::log(std::min(Cp, std::sqrt(Cp / 0.1)));
+  if (!(hi > lo)) throw std::invalid_argument("compute budget too small for d_t (need C' = C/(6 varsigma tau) > 10 d_t^2)");
+  auto learnt = [&](double logR) {
+    return isoflop_point(b, std::exp(logR)).learnt;
+  };
+  constexpr int kScan = 80;
+  int best = 0;
+  double best_value = -2;
+  for (int i = 0; i <= kScan; ++i) {
+    const double v = learnt(lo + (hi - lo) * i / kScan);
+    if (v > best_value) best_value = v, best = i;
+  }
+  // Golden-section search on the bracket around the best scanned point.
+  double a = lo + (hi - lo) * std::max(0, best - 1) / kScan, c = lo + (hi - lo) * std::min(kScan, best + 1) / kScan;
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double x1 = c - phi * (c - a), x2 = a + phi * (c - a), f1 = learnt(x1), f2 = learnt(x2);
+  for (int it = 0; it < 80 && c - a > 1e-10; ++it) {
+    if (f1 >= f2) {
+      c = x2, x2 = x1, f2 = f1;
+      x1 = c - phi * (c - a), f1 = learnt(x1);
+    } else {
+      a = x1, x1 = x2, f1 = f2;
+      x2 = a + phi * (c - a), f2 = learnt(x2);
+    }
+  }
+  ComputeOptimum o;
+  o.R = std::exp(0.5 * (a + c));
+  o.T = Cp / o.R;
+  o.N = b.varsigma * o.R;
+  o.D = b.tau * o.T;
+  o.theory = isoflop_point(b, o.R);
+  return o;
+}
+
+}  // namespace scalinglab::skills

@@ -1,0 +1,292 @@
+// The measures of the `skills` world, declared once: concept-text graphs and peeling, density
+// evolution, the paper's mapping and the compute-optimal allocation (Sections 2-3.2, Appendices A-B).
+#include "scalinglab/skills/skills_measures.hpp"
+
+#include <cmath>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/skills/compute_optimal.hpp"
+#include "scalinglab/skills/peeling.hpp"
+
+namespace scalinglab {
+
+namespace {
+
+using namespace skills;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Hoffmann et al. (2022), Approach 3 fit: L(N, D) = E + A / N^alpha + B / D^beta (Figure 3b).
+constexpr double kChinchillaA = 406.4, kChinchillaB = 410.7, kChinchillaAlpha = 0.34, kChinchillaBeta = 0.28;
+
+void set_threshold(Record& r, const Threshold& t) {
+  r.set("found", t.found ? 1.0 : 0.0);
+  r.set("epsilon_star", t.found ? t.epsilon_star : kNaN);
+  r.set("x_star", t.found ? t.x_star : kNaN);
+  r.set("nu_star", t.found ? t.nu_star : kNaN);
+  r.set("alpha", t.found ? t.alpha : kNaN);
+  r.set("jump_from", t.found ? t.jump_from : kNaN);
+}
+
+Ensemble ensemble_of(const Params& prm) {
+  const std::string kind = prm.choice("ensemble");
+  const double l = prm.real("l"), r = prm.real("r");
+  try {
+    if (kind == "regular") return {DegreeDistribution::regular(l), DegreeDistribution::regular(r)};
+    if (kind == "poisson") return {DegreeDistribution::poisson(l), DegreeDistribution::poisson(r)};
+    if (kind == "binomial") {
+      const double nl = prm.real("nl"), nr = prm.real("nr");
+      if (l > nl || r > nr) throw InputError("binomial degrees need l <= nl and r <= nr");
+      return {DegreeDistribution::binomial(nl, l / nl), DegreeDistribution::binomial(nr, r / nr)};
+    }
+    return {DegreeDistribution::polynomial(parse_number_list(prm.choice("lambda"))),
+            DegreeDistribution::polynomial(parse_number_list(prm.choice("rho")))};
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("skills.threshold: ") + e.what());
+  }
+}
+
+Record threshold_run(const Params& prm, Stream&) {
+  const Ensemble e = ensemble_of(prm);
+  const Threshold t = bp_threshold(e);
+  Record r;
+  set_threshold(r, t);
+  const double eps = prm.real("eps");
+  if (eps > 0) {
+    r.set("fixed_point", de_fixed_point(e, eps));
+    r.set("erasure_rate", de_erasure_rate(e, eps));
+    const double n = prm.real("n");
+    r.set("erasure_rate_finite", n > 0 ? finite_length_erasure_rate(t, n, eps, prm.real("beta")) : kNaN);
+  }
+  return r;
+}
+
+Record peel_run(const Params& prm, Stream& stream) {
+  const std::string kind = prm.choice("ensemble");
+  const auto R = static_cast<uint32_t>(prm.integer("R"));
+  const double d_t = prm.real("d_t"), erasure = prm.real("erasure");
+  Stream graph_stream = stream.substream(0), erasure_stream = stream.substream(1);
+  BipartiteGraph g;
+  Ensemble theory;
+  try {
+    if (kind == "regular") {
+      const auto l = static_cast<uint32_t>(prm.integer("l")), r = static_cast<uint32_t>(prm.integer("r"));
+      g = regular_graph(R, l, r, graph_stream);
+      theory = {DegreeDistribution::regular(l), DegreeDistribution::regular(r)};
+    } else {
+      const double k = prm.real("texts_per_concept");
+      const auto T = static_cast<uint32_t>(k > 0 ? std::llround(k * R) : prm.integer("T"));
+      if (d_t > R) throw InputError("skills.peel: d_t must be <= R");
+      const double p = d_t / R;
+      if (kind == "binomial") {
+        g = binomial_graph(R, T, p, graph_stream);
+        theory = {DegreeDistribution::binomial(T, p), DegreeDistribution::binomial(R, p)};
+      } else {
+        g = poisson_graph(R, T, d_t, graph_stream);
+        theory = {DegreeDistribution::poisson(d_t * T / R), DegreeDistribution::poisson(d_t)};
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("skills.peel: ") + e.what());
+  }
+  std::vector<uint8_t> erased;
+  if (erasure < 1) {
+    erased.resize(g.variables);
+    for (auto& b : erased) b = erasure_stream.uniform() < erasure;
+  }
+  const PeelResult res = peel(g, erased.empty() ? nullptr : &erased);
+  Record r;
+  r.set("not_learnt", g.variables ? double(res.stopping_set) / g.variables : kNaN);
+  r.set("learnt_fraction", res.erased ? double(res.recovered) / double(res.erased) : kNaN);
+  r.set("stopping_set", static_cast<double>(res.stopping_set));
+  r.set("rounds", res.rounds);
+  r.set("edges", static_cast<double>(g.edges()));
+  r.set("checks", g.checks);
+  r.set("de_not_learnt", de_erasure_rate(theory, erasure));
+  return r;
+}
+
+Record learnt_run(const Params& prm, Stream&) {
+  const double k = prm.real("texts_per_concept");
+  ConceptLearning c{prm.real("R"), k > 0 ? k * prm.real("R") : prm.real("T"), prm.real("d_t"), prm.real("eps"),
+                    prm.real("beta")};
+  ConceptLearningTheory t;
+  try {
+    t = concept_learning(c);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("skills.learnt: ") + e.what());
+  }
+  Record r;
+  r.set("learnt", t.learnt);
+  r.set("learnt_fraction", 1 - t.not_learnt);
+  r.set("not_learnt", t.not_learnt);
+  r.set("not_learnt_paper", t.not_learnt_paper);
+  r.set("not_learnt_de", t.not_learnt_de);
+  set_threshold(r, t.threshold);
+  r.set("pe_train", t.pe_train);
+  r.set("excess_entropy", t.excess_entropy);
+  const double N = prm.real("varsigma") * c.R, D = prm.real("tau") * c.T;
+  r.set("N", N);
+  r.set("D", D);
+  r.set("flops", 6 * N * D);
+  return r;
+}
+
+Record optimum_run(const Params& prm, Stream&) {
+  ComputeBudget b{prm.real("C"), prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta")};
+  ComputeOptimum o;
+  try {
+    o = compute_optimum(b);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("skills.optimum: ") + e.what());
+  }
+  Record r;
+  r.set("R_star", o.R);
+  r.set("T_star", o.T);
+  r.set("N_star", o.N);
+  r.set("D_star", o.D);
+  r.set("tokens_per_parameter", o.D / o.N);
+  r.set("learnt_fraction", 1 - o.theory.not_learnt);
+  r.set("epsilon_star", o.theory.threshold.epsilon_star);
+  r.set("excess_entropy", o.theory.excess_entropy);
+  r.set("chinchilla_excess", kChinchillaA / std::pow(o.N, kChinchillaAlpha) + kChinchillaB / std::pow(o.D, kChinchillaBeta));
+  return r;
+}
+
+std::vector<ParamSpec> learning_params() {
+  return {real_param("d_t", "6", "mean text degree: concepts per text (edge probability d_t / R)", 1e-9, 1e9),
+          real_param("eps", "0.5", "erasure fraction of the paper's parent graph (A.2; 0.5 in the paper)", 1e-6, 1 - 1e-6),
+          real_param("beta", "0", "shift term beta n^(-2/3) of the finite-length approximation (0: none)", -1e3, 1e3),
+          real_param("varsigma", "2e5", "parameters per concept: N = varsigma R", 1e-9, 1e30),
+          real_param("tau", "8e5", "tokens per text: D = tau T", 1e-9, 1e30)};
+}
+
+}  // namespace
+
+void register_skills_measures(Registry& reg) {
+  const std::vector<MetricSpec> threshold_metrics = {
+      {"found", "1 if density evolution has a threshold (a jump of its largest fixed point)"},
+      {"epsilon_star", "BP threshold eps* (eq. 23; the jump of the largest fixed point where lambda(0) > 0)"},
+      {"x_star", "critical fixed point x* at the threshold"},
+      {"nu_star", "eps* L(1 - rho(1 - x*)): fraction of variables erased at the tangency"},
+      {"alpha", "finite-length scaling parameter (R&U Sec. 3.23; eqs. 25-26)"},
+      {"jump_from", "largest fixed point just below eps* (0 without erasure floor)"}};
+  {
+    Measure m;
+    m.name = "skills.threshold";
+    m.summary = "BP threshold eps*, x*, nu* and alpha of an LDPC ensemble on the erasure channel (density evolution)";
+    m.details =
+        "Density evolution x <- eps lambda(1 - rho(1 - x)) for the degree-distribution pair (lambda, rho) of variables\n"
+        "(concepts) and checks (texts), edge perspective (R&U, Modern Coding Theory, Secs. 3.9-3.23). ensemble=regular:\n"
+        "degrees l and r; poisson: Poisson degrees of means l and r; binomial: Binomial(nl, l/nl) and Binomial(nr, r/nr);\n"
+        "polynomial: edge-perspective coefficients lambda=\"l1,l2,...\" (l_i: fraction of edges on degree-i nodes) and rho.\n"
+        "eps* is the jump of the largest fixed point (with lambda(0) > 0 there is an erasure floor; see docs/skills.md).\n"
+        "With eps > 0 also the fixed point x(eps), the asymptotic erasure rate eps L(1 - rho(1 - x(eps))) and, with n > 0,\n"
+        "the finite-length approximation nu* Q(sqrt(n)(eps* - beta n^(-2/3) - eps)/alpha).";
+    m.params = {choice_param("ensemble", "regular", {"regular", "poisson", "binomial", "polynomial"}, "degree distributions"),
+                real_param("l", "3", "variable degree (regular) or mean variable degree", 1, 1e9),
+                real_param("r", "6", "check degree (regular) or mean check degree", 1, 1e9),
+                real_param("nl", "1000", "binomial: trials of the variable degrees", 1, 1e12),
+                real_param("nr", "1000", "binomial: trials of the check degrees", 1, 1e12),
+                text_param("lambda", "0,0,1", "polynomial: edge-perspective variable coefficients (degrees 1, 2, ...)",
+                           number_list_validator()),
+                text_param("rho", "0,0,0,0,0,1", "polynomial: edge-perspective check coefficients", number_list_validator()),
+                real_param("eps", "0", "erasure probability for fixed_point/erasure_rate (0: not computed)", 0, 1),
+                real_param("n", "0", "number of variables for erasure_rate_finite (0: not computed)", 0, 1e15),
+                real_param("beta", "0", "shift term of the finite-length approximation", -1e3, 1e3)};
+    m.metrics = threshold_metrics;
+    m.metrics.push_back({"fixed_point", "eps > 0: largest fixed point x(eps)"});
+    m.metrics.push_back({"erasure_rate", "eps > 0: eps L(1 - rho(1 - x(eps))), the infinite-graph bit erasure rate"});
+    m.metrics.push_back({"erasure_rate_finite", "eps > 0, n > 0: nu* Q(sqrt(n)(eps* - beta n^(-2/3) - eps)/alpha) (eq. 24)"});
+    m.fn = threshold_run;
+    m.deterministic = true;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "skills.peel";
+    m.summary = "peeling (BP on the erasure channel) on a random concept-text graph: concepts learnt, rounds, stopping set";
+    m.details =
+        "Draws a concept-text graph and peels it (Section 2.3): a concept is learnt from a text whose other concepts are\n"
+        "learnt. ensemble=binomial: each (text, concept) pair is an edge with probability d_t/R (the paper); poisson:\n"
+        "Poisson(d_t) concepts per text, uniform with replacement; regular: R concepts of degree l, R l / r texts of degree\n"
+        "r (T is ignored). erasure < 1 makes each concept known beforehand with probability 1 - erasure (decoding an LDPC\n"
+        "code on the erasure channel); erasure = 1 is concept learning. de_not_learnt is density evolution's prediction\n"
+        "of not_learnt for the ensemble drawn. O(edges) time and memory (about 10 bytes per edge).";
+    m.params = {choice_param("ensemble", "binomial", {"binomial", "poisson", "regular"}, "graph ensemble"),
+                int_param("R", "10000", "concepts (variable nodes)", 1, 4e9),
+                int_param("T", "50000", "texts (check nodes); regular: R l / r", 0, 4e9).allow_expression(),
+                real_param("d_t", "6", "mean text degree (binomial: edge probability d_t / R)", 0, 1e6),
+                int_param("l", "3", "regular: concept degree", 1, 1000),
+                int_param("r", "6", "regular: text degree", 1, 1000),
+                real_param("erasure", "1", "probability that a concept is unknown at the start (1: all)", 0, 1),
+                real_param("texts_per_concept", "0", "if > 0: T = round(texts_per_concept R), overriding T", 0, 1e9)};
+    m.metrics = {{"not_learnt", "fraction of all concepts left unknown (the stopping set over R)"},
+                 {"learnt_fraction", "fraction of the unknown concepts learnt by peeling"},
+                 {"stopping_set", "number of concepts left unknown"},
+                 {"rounds", "parallel peeling rounds that learnt something"},
+                 {"edges", "edges of the graph drawn"},
+                 {"checks", "texts of the graph drawn"},
+                 {"de_not_learnt", "density evolution's asymptotic fraction left unknown, for this ensemble"}};
+    m.fn = peel_run;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "skills.learnt";
+    m.summary = "E[R+]: concepts learnt from T texts by a model of R concepts, by the paper's LDPC mapping (eqs. 2-4, 24)";
+    m.details =
+        "The parent graph of Appendix A.2: concepts Binomial(T, p), texts Binomial(R/eps, p), p = d_t/R; its BP threshold\n"
+        "eps*, x*, nu*, alpha; Pr{concept not learnt} = P_b/eps (3) with the finite-length approximation (24),\n"
+        "P_b = nu* Q(sqrt(R/eps)(eps* - beta (R/eps)^(-2/3) - eps)/alpha), taken at least as large as density evolution's\n"
+        "infinite-graph value (not_learnt_paper keeps (24) as printed; see docs/skills.md for why); E[R+] = R(1 - P_b/eps);\n"
+        "the training-error bound (31) and the excess-entropy bound (8). T may be a formula, e.g. C/(6*varsigma*tau*R) for\n"
+        "isoFLOP curves. N = varsigma R, D = tau T.";
+    m.params = {real_param("R", "3.5e5", "concepts (model size N = varsigma R)", 1, 1e15),
+                real_param("T", "1.75e6", "texts (data D = tau T); formula allowed", 1, 1e18).allow_expression(),
+                real_param("C", "0", "compute budget in FLOPs, for formulas of T (not used otherwise)", 0, 1e40),
+                real_param("texts_per_concept", "0", "if > 0: T = texts_per_concept R, overriding T", 0, 1e9)};
+    for (auto& p : learning_params()) m.params.push_back(p);
+    m.metrics = {{"learnt", "E[R+] = R (1 - not_learnt) (eq. 4)"},
+                 {"learnt_fraction", "1 - not_learnt"},
+                 {"not_learnt", "Pr{concept not learnt} = P_b/eps, P_b = max((24), density evolution)"},
+                 {"not_learnt_paper", "(24)/eps as printed (NaN without a threshold)"},
+                 {"not_learnt_de", "density evolution's infinite-graph fraction not learnt"}};
+    for (const auto& mm : threshold_metrics) m.metrics.push_back(mm);
+    m.metrics.push_back({"pe_train", "training-error lower bound (31)"});
+    m.metrics.push_back({"excess_entropy", "excess-entropy lower bound (8): pe_train^2 / 2"});
+    m.metrics.push_back({"N", "model size varsigma R"});
+    m.metrics.push_back({"D", "data size tau T"});
+    m.metrics.push_back({"flops", "6 N D"});
+    m.fn = learnt_run;
+    m.deterministic = true;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "skills.optimum";
+    m.summary = "compute-optimal (N*, D*) for a budget C: maximise E[R+] subject to R T = C/(6 varsigma tau) (eq. 1)";
+    m.details =
+        "Section 3.1: R* maximises skills.learnt's E[R+] along T = C/(6 varsigma tau R) (R, T real; a scan of log R where T/R\n"
+        "spans [0.1, 1000], then golden-section search). N* = varsigma R*, D* = tau T*. Figure 3 uses varsigma = 2e5,\n"
+        "tau = 8e5, d_t = 6, and marks Chinchilla's (70e9, 1.4e12) at C = 5.76e23. excess_entropy is the lower bound (8) at\n"
+        "the optimum; chinchilla_excess is Hoffmann et al.'s fitted A/N^alpha + B/D^beta (A = 406.4, B = 410.7,\n"
+        "alpha = 0.34, beta = 0.28) at (N*, D*), the comparison of Figure 3b.";
+    m.params = {real_param("C", "5.76e23", "compute budget in FLOPs", 1, 1e40)};
+    for (auto& p : learning_params()) m.params.push_back(p);
+    m.metrics = {{"R_star", "optimal number of concepts"},
+                 {"T_star", "optimal number of texts"},
+                 {"N_star", "optimal model size varsigma R*"},
+                 {"D_star", "optimal data size tau T*"},
+                 {"tokens_per_parameter", "D* / N*"},
+                 {"learnt_fraction", "E[R+]/R at the optimum"},
+                 {"epsilon_star", "threshold of the parent ensemble at the optimum"},
+                 {"excess_entropy", "excess-entropy lower bound (8) at the optimum"},
+                 {"chinchilla_excess", "Hoffmann et al.'s A/N*^alpha + B/D*^beta"}};
+    m.fn = optimum_run;
+    m.deterministic = true;
+    reg.add(std::move(m));
+  }
+}
+
+}  // namespace scalinglab
