@@ -24,7 +24,7 @@ ComputeOptimum compute_optimum(const ComputeBudget& b) {
   auto learnt = [&](double logR) {
     return isoflop_point(b, std::exp(logR)).learnt;
   };
-  constexpr int kScan = 80;
+  constexpr int kScan = 60;
   int best = 0;
   double best_value = -2;
   for (int i = 0; i <= kScan; ++i) {
@@ -35,7 +35,7 @@ ComputeOptimum compute_optimum(const ComputeBudget& b) {
   double a = lo + (hi - lo) * std::max(0, best - 1) / kScan, c = lo + (hi - lo) * std::min(kScan, best + 1) / kScan;
   const double phi = (std::sqrt(5.0) - 1) / 2;
   double x1 = c - phi * (c - a), x2 = a + phi * (c - a), f1 = learnt(x1), f2 = learnt(x2);
-  for (int it = 0; it < 80 && c - a > 1e-10; ++it) {
+  for (int it = 0; it < 80 && c - a > 1e-8; ++it) {  // log R to 1e-8
     if (f1 >= f2) {
       c = x2, x2 = x1, f2 = f1;
       x1 = c - phi * (c - a), f1 = learnt(x1);

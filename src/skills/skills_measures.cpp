@@ -3,8 +3,14 @@
 #include "scalinglab/skills/skills_measures.hpp"
 
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+#include "scalinglab/skills/emergence.hpp"
+#include "scalinglab/skills/skill_graph.hpp"
 #include "scalinglab/skills/compute_optimal.hpp"
 #include "scalinglab/skills/peeling.hpp"
 
@@ -153,6 +159,94 @@ Record optimum_run(const Params& prm, Stream&) {
   return r;
 }
 
+// eta_l and sigma_l as formulas of l (and L).
+std::function<double(int)> level_formula(const std::string& text, int L) {
+  auto expr = std::make_shared<Expression>(text);
+  return [expr, L](int l) {
+    return expr->eval([&](const std::string& name) -> std::optional<double> {
+      if (name == "l") return static_cast<double>(l);
+      if (name == "L") return static_cast<double>(L);
+      return std::nullopt;
+    });
+  };
+}
+
+Record emergence_run(const Params& prm, Stream&) {
+  const double C = prm.real("C");
+  double R = prm.real("R"), T = prm.real("T");
+  if (prm.real("texts_per_concept") > 0) T = prm.real("texts_per_concept") * R;
+  if (C > 0) {  // the compute-optimal (R*, T*) of skills.optimum
+    try {
+      const ComputeOptimum o =
+          compute_optimum({C, prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta")});
+      R = o.R, T = o.T;
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("skills.emergence: ") + e.what());
+    }
+  }
+  const int L = static_cast<int>(prm.integer("L"));
+  SkillHierarchy h;
+  h.R = R, h.T = T, h.d_t = prm.real("d_t"), h.S = prm.real("S"), h.L = L;
+  h.eta = level_formula(prm.choice("eta"), L);
+  h.sigma = level_formula(prm.choice("sigma"), L);
+  h.monotone_bound = prm.choice("bound") == "monotone";
+  SkillLevels s;
+  try {
+    s = skill_levels(h);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("skills.emergence: ") + e.what());
+  }
+  // Task: skills of one level (homogeneous) or a mixture of binomials over levels.
+  std::vector<double> q_l(static_cast<std::size_t>(L) + 1, 0.0), q_m;
+  const std::string task = prm.choice("task");
+  const auto level = prm.integer("level");
+  if (task == "level") {
+    if (level > L) throw InputError("skills.emergence: level must be <= L");
+    q_l[static_cast<std::size_t>(level)] = 1;
+  } else {
+    try {
+      q_l = binomial_mixture(L, parse_number_list(prm.choice("weights")), parse_number_list(prm.choice("pi")));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("skills.emergence: ") + e.what());
+    }
+  }
+  const auto m_min = prm.integer("m_min"), m_max = prm.integer("m_max");
+  if (m_min > m_max) throw InputError("skills.emergence: m_min must be <= m_max");
+  q_m.assign(static_cast<std::size_t>(m_max) + 1, 0.0);
+  for (auto m = m_min; m <= m_max; ++m) q_m[static_cast<std::size_t>(m)] = 1.0 / static_cast<double>(m_max - m_min + 1);
+  Record r;
+  r.set("accuracy", task_accuracy(s, q_l, q_m));
+  r.set("R", R);
+  r.set("T", T);
+  r.set("N", prm.real("varsigma") * R);
+  r.set("D", prm.real("tau") * T);
+  r.set("path_mean", R * (R - 1) / 2 * s.p_rr);
+  if (task == "level") {
+    r.set("gamma_level", s.gamma[static_cast<std::size_t>(level)]);
+    r.set("degree_level", level > 0 ? s.p[static_cast<std::size_t>(level)] * h.S : kNaN);
+  }
+  std::vector<double> levels(static_cast<std::size_t>(L) + 1);
+  for (int l = 0; l <= L; ++l) levels[static_cast<std::size_t>(l)] = l;
+  r.set_series("level", std::move(levels));
+  r.set_series("gamma", s.gamma);
+  r.set_series("p", s.p);
+  r.set_series("q_level", std::move(q_l));
+  return r;
+}
+
+Record gcc_run(const Params& prm, Stream& stream) {
+  const double c = prm.real("c");
+  Record r;
+  r.set("gamma", giant_component_fraction(c));
+  const auto S = prm.integer("S");
+  if (S > 0) {
+    const ErdosRenyiComponents g = erdos_renyi_components(static_cast<uint32_t>(S), c / static_cast<double>(S), stream);
+    r.set("gamma_simulated", double(g.largest) / double(S));
+    r.set("components", static_cast<double>(g.components));
+  }
+  return r;
+}
+
 std::vector<ParamSpec> learning_params() {
   return {real_param("d_t", "6", "mean text degree: concepts per text (edge probability d_t / R)", 1e-9, 1e9),
           real_param("eps", "0.5", "erasure fraction of the paper's parent graph (A.2; 0.5 in the paper)", 1e-6, 1 - 1e-6),
@@ -285,6 +379,68 @@ void register_skills_measures(Registry& reg) {
                  {"chinchilla_excess", "Hoffmann et al.'s A/N*^alpha + B/D*^beta"}};
     m.fn = optimum_run;
     m.deterministic = true;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "skills.emergence";
+    m.summary = "accuracy of a task composing skills: the giant components of the skill graphs, level by level (Secs. 3.3-3.4)";
+    m.details =
+        "Appendix C's recursion from gamma_0 = 1: p_l >= Pr(X >= eta_l) gamma_{l-1}^(2 sigma_l) with X ~ Binomial(R(R-1)/2,\n"
+        "p_rr), p_rr = (1/S^2)(1 - (1 - d_t^2/R^2)^T) (9, 32); gamma_l = 1 + W_0(-c e^-c)/c, c = p_l S (11). Accuracy (12)-(13):\n"
+        "sum over levels l and task sizes m of q(l) q(m) gamma_l^m, with q(m) uniform on [m_min, m_max] and q(l) either one\n"
+        "level (task=level) or sum_i w_i Binomial(L, pi_i) over l = 0..L (task=mixture: Figure 4's Binomial(L, 1/2) is\n"
+        "weights=1 pi=0.5, its multimodal task weights=0.4,0.4,0.2 pi=0.2,0.6,0.95). eta and sigma are formulas of l and L\n"
+        "(Figure 4: exp(7*l/L) and log2(l); sigma_1 = 0). With C > 0, (R, T) is skills.optimum's (R*, T*) for that budget.\n"
+        "bound=monotone (default) corrects a dip of the bound (32) near eta = n p_rr (docs/skills.md); bound=paper is literal.";
+    m.params = {real_param("C", "0", "compute budget in FLOPs: if > 0, R and T are the compute-optimal R*, T*", 0, 1e40),
+                real_param("R", "3.5e5", "concepts (when C = 0)", 2, 1e15),
+                real_param("T", "1.75e6", "texts (when C = 0); formula allowed", 1, 1e18).allow_expression(),
+                real_param("texts_per_concept", "0", "if > 0 (and C = 0): T = texts_per_concept R", 0, 1e9),
+                real_param("S", "1000", "skills per level S^(l)", 1, 1e12),
+                int_param("L", "100", "number of skill levels", 1, 100000),
+                text_param("eta", "exp(7*l/L)", "eta_l: concept-pair paths needed to compose two skills of level l",
+                           formula_validator({"l", "L"})),
+                text_param("sigma", "log2(l)", "sigma_l: prerequisites of a level-l skill (sigma_1 = 0 always)",
+                           formula_validator({"l", "L"})),
+                choice_param("task", "mixture", {"level", "mixture"}, "task: skills of one level, or a mixture over levels"),
+                int_param("level", "50", "task=level: the level", 0, 100000),
+                text_param("weights", "1", "task=mixture: weights w_i", number_list_validator()),
+                text_param("pi", "0.5", "task=mixture: Binomial(L, pi_i) components", number_list_validator()),
+                int_param("m_min", "2", "smallest number of skills a subtask needs", 0, 1000),
+                int_param("m_max", "7", "largest number of skills a subtask needs", 0, 1000),
+                choice_param("bound", "monotone", {"monotone", "paper"}, "the bound (32) as printed, or corrected near eta = n p")};
+    for (auto& p : learning_params()) m.params.push_back(p);
+    m.metrics = {{"accuracy", "task accuracy lower bound (12)/(13)"},
+                 {"R", "concepts"},
+                 {"T", "texts"},
+                 {"N", "model size varsigma R"},
+                 {"D", "data size tau T"},
+                 {"path_mean", "mean number of concept-pair paths between two skills, R(R-1)/2 p_rr"},
+                 {"gamma_level", "task=level: gamma of that level"},
+                 {"degree_level", "task=level: mean degree p_l S of that level's skill graph (emergence at 1)"},
+                 {"level", "levels 0..L", true},
+                 {"gamma", "gamma_l, the giant-component fraction of each level", true},
+                 {"p", "p_l, the composition probability of each level (NaN at 0)", true},
+                 {"q_level", "the task's distribution over levels", true}};
+    m.fn = emergence_run;
+    m.deterministic = true;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "skills.gcc";
+    m.summary = "giant-component fraction gamma(c) of an Erdos-Renyi graph of mean degree c, in theory (11) and simulated";
+    m.details =
+        "gamma = 1 - exp(-c gamma): 1 + W_0(-c e^-c)/c for c > 1 (Lambert W, Boost.Math; solved directly within 0.05 of c = 1),\n"
+        "0 for c <= 1. With S > 0 also draws G(S, c/S) (edges by geometric skips, O(S + edges)) and reports its largest\n"
+        "component over S (union-find).";
+    m.params = {real_param("c", "2", "mean degree", 0, 1e9),
+                int_param("S", "0", "nodes of a simulated graph (0: theory only)", 0, 2e9)};
+    m.metrics = {{"gamma", "giant-component fraction (11)"},
+                 {"gamma_simulated", "S > 0: largest component / S of one drawn graph"},
+                 {"components", "S > 0: number of connected components"}};
+    m.fn = gcc_run;
     reg.add(std::move(m));
   }
 }
