@@ -11,6 +11,7 @@
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/skills/emergence.hpp"
 #include "scalinglab/skills/skill_graph.hpp"
+#include "scalinglab/skills/skill_simulation.hpp"
 #include "scalinglab/skills/compute_optimal.hpp"
 #include "scalinglab/skills/peeling.hpp"
 
@@ -171,6 +172,26 @@ std::function<double(int)> level_formula(const std::string& text, int L) {
   };
 }
 
+// The task's distribution over levels and sizes, as skills.emergence reads it.
+void task_distribution(const Params& prm, int L, std::vector<double>& q_l, std::vector<double>& q_m) {
+  q_l.assign(static_cast<std::size_t>(L) + 1, 0.0);
+  const auto level = prm.integer("level");
+  if (prm.choice("task") == "level") {
+    if (level > L) throw InputError("level must be <= L");
+    q_l[static_cast<std::size_t>(level)] = 1;
+  } else {
+    try {
+      q_l = binomial_mixture(L, parse_number_list(prm.choice("weights")), parse_number_list(prm.choice("pi")));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+  }
+  const auto m_min = prm.integer("m_min"), m_max = prm.integer("m_max");
+  if (m_min > m_max) throw InputError("m_min must be <= m_max");
+  q_m.assign(static_cast<std::size_t>(m_max) + 1, 0.0);
+  for (auto m = m_min; m <= m_max; ++m) q_m[static_cast<std::size_t>(m)] = 1.0 / static_cast<double>(m_max - m_min + 1);
+}
+
 Record emergence_run(const Params& prm, Stream&) {
   const double C = prm.real("C");
   double R = prm.real("R"), T = prm.real("T");
@@ -196,24 +217,14 @@ Record emergence_run(const Params& prm, Stream&) {
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("skills.emergence: ") + e.what());
   }
-  // Task: skills of one level (homogeneous) or a mixture of binomials over levels.
-  std::vector<double> q_l(static_cast<std::size_t>(L) + 1, 0.0), q_m;
-  const std::string task = prm.choice("task");
-  const auto level = prm.integer("level");
-  if (task == "level") {
-    if (level > L) throw InputError("skills.emergence: level must be <= L");
-    q_l[static_cast<std::size_t>(level)] = 1;
-  } else {
-    try {
-      q_l = binomial_mixture(L, parse_number_list(prm.choice("weights")), parse_number_list(prm.choice("pi")));
-    } catch (const std::invalid_argument& e) {
-      throw InputError(std::string("skills.emergence: ") + e.what());
-    }
+  std::vector<double> q_l, q_m;
+  try {
+    task_distribution(prm, L, q_l, q_m);
+  } catch (const InputError& e) {
+    throw InputError(std::string("skills.emergence: ") + e.what());
   }
-  const auto m_min = prm.integer("m_min"), m_max = prm.integer("m_max");
-  if (m_min > m_max) throw InputError("skills.emergence: m_min must be <= m_max");
-  q_m.assign(static_cast<std::size_t>(m_max) + 1, 0.0);
-  for (auto m = m_min; m <= m_max; ++m) q_m[static_cast<std::size_t>(m)] = 1.0 / static_cast<double>(m_max - m_min + 1);
+  const bool one_level = prm.choice("task") == "level";
+  const auto level = prm.integer("level");
   Record r;
   r.set("accuracy", task_accuracy(s, q_l, q_m));
   r.set("R", R);
@@ -221,7 +232,7 @@ Record emergence_run(const Params& prm, Stream&) {
   r.set("N", prm.real("varsigma") * R);
   r.set("D", prm.real("tau") * T);
   r.set("path_mean", R * (R - 1) / 2 * s.p_rr);
-  if (task == "level") {
+  if (one_level) {
     r.set("gamma_level", s.gamma[static_cast<std::size_t>(level)]);
     r.set("degree_level", level > 0 ? s.p[static_cast<std::size_t>(level)] * h.S : kNaN);
   }
@@ -231,6 +242,48 @@ Record emergence_run(const Params& prm, Stream&) {
   r.set_series("gamma", s.gamma);
   r.set_series("p", s.p);
   r.set_series("q_level", std::move(q_l));
+  return r;
+}
+
+Record pipeline_run(const Params& prm, Stream& stream) {
+  PipelineSpec spec;
+  spec.R = static_cast<uint32_t>(prm.integer("R"));
+  const double k = prm.real("texts_per_concept");
+  spec.T = static_cast<uint32_t>(k > 0 ? std::llround(k * spec.R) : prm.integer("T"));
+  spec.d_t = prm.real("d_t");
+  spec.S = static_cast<uint32_t>(prm.integer("S"));
+  spec.L = static_cast<int>(prm.integer("L"));
+  spec.eta = level_formula(prm.choice("eta"), spec.L);
+  spec.sigma = level_formula(prm.choice("sigma"), spec.L);
+  std::vector<double> q_l, q_m;
+  try {
+    task_distribution(prm, spec.L, q_l, q_m);
+  } catch (const InputError& e) {
+    throw InputError(std::string("skills.pipeline: ") + e.what());
+  }
+  spec.max_m = static_cast<int>(q_m.size()) - 1;
+  PipelineResult res;
+  try {
+    res = simulate_pipeline(spec, stream);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("skills.pipeline: ") + e.what());
+  }
+  double acc = 0;
+  for (std::size_t l = 0; l < q_l.size(); ++l)
+    for (std::size_t m = 0; m < q_m.size(); ++m) acc += q_l[l] * q_m[m] * res.same_component[l][m];
+  Record r;
+  r.set("accuracy", acc);
+  r.set("learnt_fraction", res.learnt_fraction);
+  r.set("concept_pairs", static_cast<double>(res.concept_pairs));
+  if (prm.choice("task") == "level") {
+    const auto l = static_cast<std::size_t>(prm.integer("level"));
+    r.set("gamma_level", res.largest[l]);
+  }
+  std::vector<double> levels(res.largest.size());
+  for (std::size_t l = 0; l < levels.size(); ++l) levels[l] = static_cast<double>(l);
+  r.set_series("level", std::move(levels));
+  r.set_series("gamma", res.largest);
+  r.set_series("acquired", res.acquired);
   return r;
 }
 
@@ -425,6 +478,42 @@ void register_skills_measures(Registry& reg) {
                  {"q_level", "the task's distribution over levels", true}};
     m.fn = emergence_run;
     m.deterministic = true;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "skills.pipeline";
+    m.summary = "the concept -> skill -> composition pipeline simulated: peeling, skill graphs, union-find, task accuracy";
+    m.details =
+        "Beyond the paper (docs/skills.md): a binomial concept-text graph is drawn and peeled; at every level each concept\n"
+        "joins a random skill and each skill gets round(sigma_l) random prerequisites one level below; a skill is acquired\n"
+        "when its prerequisites are and one of its concepts is learnt; two skills are linked when >= eta_l distinct\n"
+        "co-occurring concept pairs join them and both skills' prerequisites are acquired (Sec. 2.4). The accuracy of a task\n"
+        "of m skills is the exact probability that m random skills of the level lie in one component (union-find), mixed\n"
+        "over q(l) q(m) as skills.emergence does, whose parameters (task, level, weights, pi, m_min, m_max, eta, sigma) it\n"
+        "shares for overlays. Note: it counts each unordered concept pair once per skill pair, twice the paper's p_rr.";
+    m.params = {int_param("R", "2000", "concepts", 2, 4e9),
+                int_param("T", "10000", "texts", 1, 4e9),
+                real_param("texts_per_concept", "0", "if > 0: T = round(texts_per_concept R)", 0, 1e9),
+                real_param("d_t", "6", "mean text degree", 1e-9, 1e6),
+                int_param("S", "100", "skills per level", 2, 20000),
+                int_param("L", "10", "levels", 1, 10000),
+                text_param("eta", "exp(7*l/L)", "eta_l, formula of l and L", formula_validator({"l", "L"})),
+                text_param("sigma", "round(log2(l))", "sigma_l, formula of l and L (rounded)", formula_validator({"l", "L"})),
+                choice_param("task", "level", {"level", "mixture"}, "one level, or a mixture over levels"),
+                int_param("level", "3", "task=level: the level", 0, 10000),
+                text_param("weights", "1", "task=mixture: weights", number_list_validator()),
+                text_param("pi", "0.5", "task=mixture: Binomial(L, pi_i) components", number_list_validator()),
+                int_param("m_min", "2", "smallest task size", 0, 1000),
+                int_param("m_max", "7", "largest task size", 0, 1000)};
+    m.metrics = {{"accuracy", "simulated task accuracy"},
+                 {"learnt_fraction", "concepts learnt by peeling / R"},
+                 {"concept_pairs", "distinct co-occurring concept pairs"},
+                 {"gamma_level", "task=level: largest component / S at that level"},
+                 {"level", "levels 0..L", true},
+                 {"gamma", "largest component / S per level", true},
+                 {"acquired", "acquired skills / S per level", true}};
+    m.fn = pipeline_run;
     reg.add(std::move(m));
   }
   {
