@@ -135,3 +135,15 @@ def test_unknown_measure_raises_value_error():
         sl.eval("memory.nope")
     with pytest.raises(ValueError):
         sl.describe("memory.nope")
+
+
+def test_skills_measures_take_lists_and_formulas():
+    # Figure 4's multimodal task at 1e22 FLOPs sits on its first plateau, 0.4 (the first mode's weight).
+    out = sl.eval("skills.emergence", C=1e22, pi=[0.2, 0.6, 0.95], weights=(0.4, 0.4, 0.2), eta="exp(7*l/L)")
+    assert out["params"]["pi"] == "0.2,0.6,0.95"
+    assert abs(out["metrics"]["accuracy"] - 0.4) < 0.01
+    assert len(out["metrics"]["gamma"]) == 101
+    thr = sl.eval("skills.threshold", ensemble="regular", l=3, r=6)["metrics"]
+    assert abs(thr["epsilon_star"] - 0.4294398) < 1e-7 and abs(thr["alpha"] - 0.56036) < 1e-5
+    with pytest.raises(ValueError, match="eta"):
+        sl.eval("skills.emergence", eta="exp(7*k)")  # reads an unknown variable
