@@ -300,6 +300,17 @@ Record gcc_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// The task of skills.emergence and skills.pipeline: one level, or a binomial mixture over levels,
+// of subtasks needing m_min..m_max skills.
+std::vector<ParamSpec> task_params(const std::string& task, const std::string& level) {
+  return {choice_param("task", task, {"level", "mixture"}, "task: skills of one level, or a mixture over levels"),
+          int_param("level", level, "task=level: the level", 0, 100000),
+          text_param("weights", "1", "task=mixture: weights w_i", number_list_validator()),
+          text_param("pi", "0.5", "task=mixture: Binomial(L, pi_i) components", number_list_validator()),
+          int_param("m_min", "2", "smallest number of skills a subtask needs", 0, 1000),
+          int_param("m_max", "7", "largest number of skills a subtask needs", 0, 1000)};
+}
+
 std::vector<ParamSpec> learning_params() {
   return {real_param("d_t", "6", "mean text degree: concepts per text (edge probability d_t / R)", 1e-9, 1e9),
           real_param("eps", "0.5", "erasure fraction of the paper's parent graph (A.2; 0.5 in the paper)", 1e-6, 1 - 1e-6),
@@ -456,13 +467,8 @@ void register_skills_measures(Registry& reg) {
                            formula_validator({"l", "L"})),
                 text_param("sigma", "log2(l)", "sigma_l: prerequisites of a level-l skill (sigma_1 = 0 always)",
                            formula_validator({"l", "L"})),
-                choice_param("task", "mixture", {"level", "mixture"}, "task: skills of one level, or a mixture over levels"),
-                int_param("level", "50", "task=level: the level", 0, 100000),
-                text_param("weights", "1", "task=mixture: weights w_i", number_list_validator()),
-                text_param("pi", "0.5", "task=mixture: Binomial(L, pi_i) components", number_list_validator()),
-                int_param("m_min", "2", "smallest number of skills a subtask needs", 0, 1000),
-                int_param("m_max", "7", "largest number of skills a subtask needs", 0, 1000),
                 choice_param("bound", "monotone", {"monotone", "paper"}, "the bound (32) as printed, or corrected near eta = n p")};
+    for (auto& p : task_params("mixture", "50")) m.params.push_back(p);
     for (auto& p : learning_params()) m.params.push_back(p);
     m.metrics = {{"accuracy", "task accuracy lower bound (12)/(13)"},
                  {"R", "concepts"},
@@ -499,13 +505,8 @@ void register_skills_measures(Registry& reg) {
                 int_param("S", "100", "skills per level", 2, 20000),
                 int_param("L", "10", "levels", 1, 10000),
                 text_param("eta", "exp(7*l/L)", "eta_l, formula of l and L", formula_validator({"l", "L"})),
-                text_param("sigma", "round(log2(l))", "sigma_l, formula of l and L (rounded)", formula_validator({"l", "L"})),
-                choice_param("task", "level", {"level", "mixture"}, "one level, or a mixture over levels"),
-                int_param("level", "3", "task=level: the level", 0, 10000),
-                text_param("weights", "1", "task=mixture: weights", number_list_validator()),
-                text_param("pi", "0.5", "task=mixture: Binomial(L, pi_i) components", number_list_validator()),
-                int_param("m_min", "2", "smallest task size", 0, 1000),
-                int_param("m_max", "7", "largest task size", 0, 1000)};
+                text_param("sigma", "round(log2(l))", "sigma_l, formula of l and L (rounded)", formula_validator({"l", "L"}))};
+    for (auto& p : task_params("level", "3")) m.params.push_back(p);
     m.metrics = {{"accuracy", "simulated task accuracy"},
                  {"learnt_fraction", "concepts learnt by peeling / R"},
                  {"concept_pairs", "distinct co-occurring concept pairs"},
