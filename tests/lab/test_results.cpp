@@ -124,7 +124,7 @@ TEST(ResultsAggregate, MeanStdSemCountPerPointInGridOrder) {
   std::vector<GridPoint> points;
   for (std::size_t i = 0; i < 3; ++i) {
     Params p = resolve_params(m.params, {{"N", std::to_string(i + 1)}}, "test");
-    points.push_back({i, p, "N=" + std::to_string(i), &m});
+    points.push_back({i, p, "N=" + std::to_string(i), &m, ""});
   }
   const std::vector<TaskResult> results = {task(1, 0, 1.0), task(1, 1, 3.0), task(0, 0, 5.0),
                                            task(1, 1, 99.0),   // duplicate run: counted once
