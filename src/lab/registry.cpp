@@ -2,6 +2,7 @@
 #include "scalinglab/memory/memory_measures.hpp"
 #include "scalinglab/memory/sgd_approx_measures.hpp"
 #include "scalinglab/skills/skills_measures.hpp"
+#include "scalinglab/teacher/teacher_measures.hpp"
 
 namespace scalinglab {
 
@@ -11,6 +12,7 @@ const Registry& builtin_registry() {
     register_memory_measures(r);
     register_sgd_approx_measures(r);
     register_skills_measures(r);
+    register_teacher_measures(r);
     return r;
   }();
   return registry;
