@@ -178,9 +178,14 @@ void check_bound(const Context& c, CheckResult& r, bool below) {
         const double v = p.row->params.entry(name).number;
         if (!std::isnan(v)) return v;
       }
-      // Another metric of the same row (its mean): bounds such as "chinchilla_excess".
-      for (std::size_t k = 0; k < c.table.metric_names.size(); ++k)
-        if (c.table.metric_names[k] == name) return p.row->mean[k];
+      // Another metric of the same row (its mean, or its spread with the suffix _std or _sem):
+      // bounds such as "chinchilla_excess" or "0.5 + 4*second_moment_sem".
+      for (std::size_t k = 0; k < c.table.metric_names.size(); ++k) {
+        const std::string& m = c.table.metric_names[k];
+        if (name == m) return p.row->mean[k];
+        if (name == m + "_sem") return p.row->sem[k];
+        if (name == m + "_std") return p.row->std[k];
+      }
       return std::nullopt;
     });
     const bool ok = below ? p.y <= b : p.y >= b;  // NaN on either side fails

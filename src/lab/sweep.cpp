@@ -145,8 +145,9 @@ class Reader {
     }
     for (const auto& var : vars) {
       if (m_->param(var) || var == also) continue;
-      const bool metric = metrics && std::any_of(m_->metrics.begin(), m_->metrics.end(),
-                                                 [&](const MetricSpec& mm) { return !mm.series && mm.name == var; });
+      const bool metric = metrics && std::any_of(m_->metrics.begin(), m_->metrics.end(), [&](const MetricSpec& mm) {
+        return !mm.series && (mm.name == var || mm.name + "_sem" == var || mm.name + "_std" == var);
+      });
       if (!metric)
         fail(n, key + ": '" + s + "' reads unknown " + (metrics ? "parameter or metric '" : "parameter '") + var + "'");
     }

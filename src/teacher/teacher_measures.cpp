@@ -2,11 +2,13 @@
 // width (Sections 4.3-4.4, Appendix A).
 #include "scalinglab/teacher/teacher_measures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/teacher/error_bound.hpp"
+#include "scalinglab/teacher/relu_teacher.hpp"
 
 namespace scalinglab {
 
@@ -50,13 +52,123 @@ Record optimum_run(const Params& prm, Stream&) {
   return r;
 }
 
+Record moments_run(const Params& prm, Stream& stream) {
+  const auto d = static_cast<std::size_t>(prm.integer("d"));
+  const double K = prm.real("K");
+  Stream teacher_stream = stream.substream(0), x_stream = stream.substream(1), draw_stream = stream.substream(2);
+  const ReluTeacher f = sample_teacher(d, K, teacher_stream, prm.real("tol"));
+  const auto samples = static_cast<std::size_t>(prm.integer("samples"));
+  std::vector<double> x(d);
+  double sum = 0, sum_sq = 0;
+  for (std::size_t t = 0; t < samples; ++t) {
+    for (auto& v : x) v = x_stream.normal();
+    const double y = f(x.data());
+    sum += y, sum_sq += y * y;
+  }
+  double weight_sq = 0;
+  for (double w : f.weight) weight_sq += w * w;
+  // Distinct atoms among `draws` i.i.d. draws from theta-bar (Chinese restaurant: sum_{i<n} K/(K+i)).
+  const auto draws = static_cast<std::size_t>(prm.integer("draws"));
+  const ConstrainedPredictor g = sample_predictor(f, draws, draw_stream);
+  std::vector<uint32_t> idx = g.index;
+  std::sort(idx.begin(), idx.end());
+  const auto distinct = static_cast<double>(std::unique(idx.begin(), idx.end()) - idx.begin());
+  double expected = 0;
+  for (std::size_t i = 0; i < draws; ++i) expected += K / (K + static_cast<double>(i));
+  Record r;
+  r.set("mean", sum / static_cast<double>(samples));
+  r.set("second_moment", sum_sq / static_cast<double>(samples));
+  r.set("atoms", static_cast<double>(f.size()));
+  r.set("weight_sq", weight_sq);
+  r.set("distinct", distinct);
+  r.set("distinct_expected", expected);
+  return r;
+}
+
+Record misspecification_run(const Params& prm, Stream& stream) {
+  const auto d = static_cast<std::size_t>(prm.integer("d"));
+  const double K = prm.real("K"), eps = prm.real("eps");
+  const auto n = static_cast<std::size_t>(prm.integer("n"));
+  Stream teacher_stream = stream.substream(0), x_stream = stream.substream(1), draw_stream = stream.substream(2);
+  const ReluTeacher f = sample_teacher(d, K, teacher_stream, prm.real("tol"));
+  const ConstrainedPredictor exact = sample_predictor(f, n, draw_stream);
+  ConstrainedPredictor quantised = exact;
+  quantise(quantised, eps, draw_stream);
+  const auto samples = static_cast<std::size_t>(prm.integer("samples"));
+  std::vector<double> x(d);
+  double mse0 = 0, mse = 0, kl = 0;
+  for (std::size_t t = 0; t < samples; ++t) {
+    for (auto& v : x) v = x_stream.normal();
+    const double y = f(x.data()), y0 = exact(x.data()), ye = quantised(x.data());
+    mse0 += (y - y0) * (y - y0);
+    mse += (y - ye) * (y - ye);
+    kl += bernoulli_logit_kl(y, ye);
+  }
+  const double m = static_cast<double>(samples), nn = static_cast<double>(n);
+  Record r;
+  r.set("mse_exact", mse0 / m);
+  r.set("mse", mse / m);
+  r.set("kl", kl / m);
+  r.set("mse_exact_bound", (K + 1) / nn);                          // Lemma A.2
+  r.set("mse_bound", 2 * (K + 1) * (1 + d * eps * eps) / nn);       // Lemmas A.2 + A.4
+  r.set("kl_bound", 3 * K * (1 + d * eps * eps) / nn);             // Lemma A.5
+  return r;
+}
+
 std::vector<ParamSpec> model_params() {
-  return {real_param("d", "10", "input dimension", 1, 1e9), real_param("K", "100", "Dirichlet-process scale", 2, 1e15)};
+  return {int_param("d", "10", "input dimension", 1, 1e6), real_param("K", "100", "Dirichlet-process scale", 2, 1e15)};
 }
 
 }  // namespace
 
 void register_teacher_measures(Registry& reg) {
+  {
+    Measure m;
+    m.name = "teacher.moments";
+    m.summary = "one draw of the infinite-width ReLU teacher (Sec. 4.1): Monte-Carlo moments of F(X), Dirichlet-process statistics";
+    m.details =
+        "theta-bar ~ DP(K, uniform(S^{d-1})) by stick-breaking (truncated when the mass left is below tol; the remainder\n"
+        "goes to a last atom), signs +-1, F(x) = sqrt(K+1) sum_w theta_w ReLU(w^T x), X ~ N(0, I_d). Per run: the means of\n"
+        "F(X) and F(X)^2 over `samples` inputs (the paper: E[F] = 0, E[F^2] = 1/2 over teacher and X), sum_w theta-bar_w^2\n"
+        "(expectation 1/(K+1)), and the distinct atoms among `draws` i.i.d. draws from theta-bar (expectation\n"
+        "sum_{i<draws} K/(K+i)).";
+    m.params = model_params();
+    m.params.push_back(int_param("samples", "10000", "inputs X per run", 1, 1e10));
+    m.params.push_back(int_param("draws", "1000", "draws from theta-bar for the distinct-atom count", 1, 1e9));
+    m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation: mass left unbroken", 1e-300, 0.5));
+    m.metrics = {{"mean", "mean of F(X) over the inputs"},
+                 {"second_moment", "mean of F(X)^2 over the inputs"},
+                 {"atoms", "atoms of the truncated teacher"},
+                 {"weight_sq", "sum of theta-bar_w^2 (expectation 1/(K+1))"},
+                 {"distinct", "distinct atoms among `draws` draws from theta-bar"},
+                 {"distinct_expected", "sum_{i<draws} K/(K+i)"}};
+    m.fn = moments_run;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "teacher.misspecification";
+    m.summary = "misspecification error of the width-n predictor F~_{n,eps} (Sec. 4.2) against Lemmas A.2-A.5";
+    m.details =
+        "One teacher, n atoms drawn i.i.d. from Categorical(theta-bar), F~_{n,0} and its eps-quantisation F~_{n,eps} (each\n"
+        "atom moved to the point of the sphere at distance eps in a random direction; see docs/teacher.md). Monte-Carlo over\n"
+        "`samples` inputs: mse_exact = E[(F - F~_{n,0})^2] (Lemma A.2: <= (K+1)/n), mse = E[(F - F~_{n,eps})^2]\n"
+        "(A.2 + A.4: <= 2(K+1)(1 + d eps^2)/n), kl = E[KL(Bern(sigmoid F) || Bern(sigmoid F~_{n,eps}))] (Lemma A.5:\n"
+        "<= 3K(1 + d eps^2)/n). The lemmas bound expectations over the teacher too: average over runs.";
+    m.params = model_params();
+    m.params.push_back(int_param("n", "100", "width of the predictor", 1, 1e9));
+    m.params.push_back(real_param("eps", "0", "quantisation radius", 0, 2));
+    m.params.push_back(int_param("samples", "10000", "inputs X per run", 1, 1e10));
+    m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation", 1e-300, 0.5));
+    m.metrics = {{"mse_exact", "E[(F - F~_{n,0})^2] over X"},
+                 {"mse", "E[(F - F~_{n,eps})^2] over X"},
+                 {"kl", "E[KL(Bern(sigmoid F) || Bern(sigmoid F~_{n,eps}))] over X"},
+                 {"mse_exact_bound", "(K+1)/n (Lemma A.2)"},
+                 {"mse_bound", "2(K+1)(1 + d eps^2)/n (Lemmas A.2, A.4)"},
+                 {"kl_bound", "3K(1 + d eps^2)/n (Lemma A.5)"}};
+    m.fn = misspecification_run;
+    reg.add(std::move(m));
+  }
   {
     Measure m;
     m.name = "teacher.bound";

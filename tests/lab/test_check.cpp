@@ -146,6 +146,10 @@ TEST(Check, BoundReadsTheRowsOtherMetrics) {
   EXPECT_TRUE(run(t.table, bound("below", "reference")).passed);
   EXPECT_TRUE(run(t.table, bound("above", "reference/2")).passed);
   EXPECT_FALSE(run(t.table, bound("below", "reference/3")).passed);
+  // The spread of a metric: error <= 1 + error_sem (sem = std / 2 = 0 here) and error <= 2 error_std.
+  for (auto& row : t.table.rows) row.std[0] = 0.5, row.sem[0] = 0.25;
+  EXPECT_TRUE(run(t.table, bound("below", "error + error_sem")).passed);
+  EXPECT_FALSE(run(t.table, bound("above", "error + error_std")).passed);
 }
 
 CheckSpec ordered(std::vector<std::string> order, bool decreasing = false) {
