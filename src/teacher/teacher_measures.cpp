@@ -7,8 +7,11 @@
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/parallel.hpp"
 #include "scalinglab/teacher/error_bound.hpp"
+#include "scalinglab/teacher/relu_network.hpp"
 #include "scalinglab/teacher/relu_teacher.hpp"
+#include "scalinglab/core/stats.hpp"
 
 namespace scalinglab {
 
@@ -115,6 +118,91 @@ Record misspecification_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// F at the rows of X (m x d), by one product with the atoms: sqrt(K+1) ReLU(X atoms^T) (sign theta-bar).
+Eigen::VectorXd teacher_outputs(const ReluTeacher& f, const Eigen::MatrixXd& X) {
+  const auto A = static_cast<Eigen::Index>(f.size()), d = static_cast<Eigen::Index>(f.d);
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> atoms(f.atoms.data(), A, d);
+  Eigen::VectorXd coef(A);
+  for (Eigen::Index k = 0; k < A; ++k)
+    coef[k] = std::sqrt(f.K + 1) * f.sign[static_cast<std::size_t>(k)] * f.weight[static_cast<std::size_t>(k)];
+  Eigen::VectorXd out(X.rows());
+  constexpr Eigen::Index kBlock = 256;  // bounded memory, reused: blocks of 256 inputs
+  Eigen::MatrixXd Z;
+  for (Eigen::Index r = 0; r < X.rows(); r += kBlock) {
+    const Eigen::Index h = std::min(kBlock, X.rows() - r);
+    Z.noalias() = X.middleRows(r, h) * atoms.transpose();
+    out.segment(r, h).noalias() = Z.cwiseMax(0.0) * coef;
+  }
+  return out;
+}
+
+Eigen::MatrixXd gaussian_inputs(std::size_t m, std::size_t d, Stream& s) {
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(d));
+  s.fill_normal(X.data(), m * d, 1.0);
+  return X;
+}
+
+Record train_run(const Params& prm, Stream& stream) {
+  const auto d = static_cast<std::size_t>(prm.integer("d"));
+  const auto n = static_cast<std::size_t>(prm.integer("n"));
+  const auto T = static_cast<std::size_t>(prm.real("T"));
+  const auto batch = static_cast<std::size_t>(std::min<double>(prm.real("batch"), static_cast<double>(T)));
+  const auto epochs = prm.integer("epochs");
+  if (T < 1 || n < 1) throw InputError("teacher.train: need n >= 1 and T >= 1");
+  set_blas_threads(1);  // the network's products are small: threads cost more than they give
+  Stream teacher_stream = stream.substream(0), data_stream = stream.substream(1), init_stream = stream.substream(2),
+         order_stream = stream.substream(3), test_stream = stream.substream(4);
+  const ReluTeacher f = sample_teacher(d, prm.real("K"), teacher_stream, prm.real("tol"));
+  // The training set: T inputs and their Bernoulli(sigmoid(F)) labels.
+  const Eigen::MatrixXd X = gaussian_inputs(T, d, data_stream);
+  const Eigen::VectorXd F = teacher_outputs(f, X);
+  Eigen::VectorXf Y(static_cast<Eigen::Index>(T));
+  for (std::size_t t = 0; t < T; ++t) Y[static_cast<Eigen::Index>(t)] = data_stream.uniform() < 1 / (1 + std::exp(-F[static_cast<Eigen::Index>(t)])) ? 1.0f : 0.0f;
+  const MatrixRF Xf = X.cast<float>();
+  ReluNetwork net(d, n, init_stream);
+  NetworkOptimizer opt;
+  opt.adam = prm.choice("optimizer") == "adam";
+  opt.lr = static_cast<float>(prm.real("lr"));
+  std::vector<uint32_t> order(T);
+  for (std::size_t t = 0; t < T; ++t) order[t] = static_cast<uint32_t>(t);
+  MatrixRF Xb;
+  VectorF Yb;
+  double last_epoch_loss = 0;
+  long steps = 0;
+  for (int64_t e = 0; e < epochs; ++e) {
+    if (e > 0)  // reshuffle after the first pass
+      for (std::size_t i = T; i > 1; --i) std::swap(order[i - 1], order[order_stream.below(i)]);
+    double epoch_loss = 0;
+    for (std::size_t start = 0; start < T; start += batch) {
+      const std::size_t b = std::min(batch, T - start);
+      Xb.resize(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(d));
+      Yb.resize(static_cast<Eigen::Index>(b));
+      for (std::size_t i = 0; i < b; ++i) {
+        Xb.row(static_cast<Eigen::Index>(i)) = Xf.row(order[start + i]);
+        Yb[static_cast<Eigen::Index>(i)] = Y[order[start + i]];
+      }
+      epoch_loss += net.train_step(Xb, Yb, opt) * static_cast<double>(b);
+      ++steps;
+    }
+    last_epoch_loss = epoch_loss / static_cast<double>(T);
+  }
+  // Reducible error on fresh inputs: E_X[KL(sigmoid(F(X)) || sigmoid(f(X)))], with its standard error.
+  const auto m = static_cast<std::size_t>(prm.integer("test"));
+  const Eigen::MatrixXd Xt = gaussian_inputs(m, d, test_stream);
+  const Eigen::VectorXd Ft = teacher_outputs(f, Xt);
+  const VectorF ft = net.predict(Xt.cast<float>());
+  Summary kl;
+  for (std::size_t i = 0; i < m; ++i) kl.add(bernoulli_logit_kl(Ft[static_cast<Eigen::Index>(i)], ft[static_cast<Eigen::Index>(i)]));
+  Record r;
+  r.set("kl", kl.mean);
+  r.set("kl_test_sem", kl.sem());
+  r.set("train_loss", last_epoch_loss);
+  r.set("steps", static_cast<double>(steps));
+  r.set("flops", static_cast<double>(d) * static_cast<double>(n) * static_cast<double>(T));
+  r.set("diverged", std::isfinite(kl.mean) ? 0.0 : 1.0);
+  return r;
+}
+
 std::vector<ParamSpec> model_params() {
   return {int_param("d", "10", "input dimension", 1, 1e6), real_param("K", "100", "Dirichlet-process scale", 2, 1e15)};
 }
@@ -122,6 +210,35 @@ std::vector<ParamSpec> model_params() {
 }  // namespace
 
 void register_teacher_measures(Registry& reg) {
+  {
+    Measure m;
+    m.name = "teacher.train";
+    m.summary = "a two-layer ReLU network of width n trained on T samples of a teacher draw: its reducible error (KL)";
+    m.details =
+        "Beyond the paper. One teacher (as teacher.moments), T inputs X ~ N(0, I_d) with labels Y ~ Bernoulli(sigmoid(F(X))),\n"
+        "a network f(x) = sum_i a_i ReLU(w_i^T x) (W ~ N(0, 1/d), a ~ N(0, 1/n); float32) trained on the logistic loss in\n"
+        "consecutive batches for `epochs` passes (reshuffled after the first), Adam (betas 0.9, 0.999, eps 1e-8) or SGD.\n"
+        "kl = E_X[KL(Bern(sigmoid F(X)) || Bern(sigmoid f(X)))] on `test` fresh inputs (kl_test_sem: its standard error over\n"
+        "those inputs). flops = d n T, the paper's FLOP count. T may be a formula, e.g. C/(d*n).";
+    m.params = model_params();
+    m.params.push_back(int_param("n", "64", "width of the network", 1, 1e8).allow_expression());
+    m.params.push_back(real_param("T", "10000", "training samples; formula allowed, e.g. C/(d*n)", 1, 1e9).allow_expression());
+    m.params.push_back(real_param("C", "0", "FLOP budget, for formulas of T or n", 0, 1e30));
+    m.params.push_back(count_param("batch", "64", "batch size"));
+    m.params.push_back(int_param("epochs", "1", "passes over the T samples", 1, 1e6));
+    m.params.push_back(choice_param("optimizer", "adam", {"adam", "sgd"}, "optimizer"));
+    m.params.push_back(real_param("lr", "1e-3", "learning rate", 0, 1e6));
+    m.params.push_back(int_param("test", "10000", "fresh inputs for the reducible error", 1, 1e9));
+    m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation", 1e-300, 0.5));
+    m.metrics = {{"kl", "reducible error E_X[KL(sigmoid F || sigmoid f)] on fresh inputs"},
+                 {"kl_test_sem", "standard error of kl over the test inputs"},
+                 {"train_loss", "mean logistic loss over the last epoch"},
+                 {"steps", "optimizer steps"},
+                 {"flops", "d n T"},
+                 {"diverged", "1 if the reducible error is not finite"}};
+    m.fn = train_run;
+    reg.add(std::move(m));
+  }
   {
     Measure m;
     m.name = "teacher.moments";

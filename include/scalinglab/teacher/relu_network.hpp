@@ -1,0 +1,47 @@
+#pragma once
+// A two-layer ReLU network of width n trained on the teacher's data (beyond the paper): the
+// learned counterpart of the constrained predictor, f(x) = sum_i a_i ReLU(w_i^T x), logistic loss
+// on labels Y ~ Bernoulli(sigmoid(F(X))), mini-batches, SGD or Adam. Float32 (as a PyTorch
+// reference would be), row-major, per-network buffers reused across steps.
+// Shapes: X is B x d (a batch, row b = x_b), W is n x d (row i = w_i), a has n entries.
+//   forward   H = X W^T (B x n), A = ReLU(H), f = A a
+//   backward  delta = (sigmoid(f) - y) / B, grad_a = A^T delta,
+//             D = delta a^T masked by H > 0 (B x n), grad_W = D^T X (n x d)
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "scalinglab/core/random.hpp"
+
+namespace scalinglab::teacher {
+
+using MatrixRF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using VectorF = Eigen::VectorXf;
+
+struct NetworkOptimizer {
+  bool adam = true;
+  float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+};
+
+class ReluNetwork {
+ public:
+  // W_ij ~ N(0, 1/d), a_i ~ N(0, 1/n).
+  ReluNetwork(std::size_t d, std::size_t n, Stream& s);
+  // Mean logistic loss on the batch before the step; one optimizer step.
+  double train_step(const MatrixRF& X, const VectorF& y, const NetworkOptimizer& opt);
+  // Mean logistic loss and gradients without a step (tests).
+  double loss_and_gradient(const MatrixRF& X, const VectorF& y, MatrixRF& grad_W, VectorF& grad_a);
+  // Outputs f(x) for the rows of X.
+  VectorF predict(const MatrixRF& X) const;
+
+  MatrixRF W;
+  VectorF a;
+
+ private:
+  double forward_backward(const MatrixRF& X, const VectorF& y);  // fills gW_, ga_
+  MatrixRF H_, gW_, mW_, vW_;
+  VectorF f_, delta_, ga_, ma_, va_;
+  long t_ = 0;
+};
+
+}  // namespace scalinglab::teacher
