@@ -332,6 +332,50 @@ void check_reaches(const Context& c, CheckResult& r) {
   r.measured = fmt::format("first reached at {}={} ({} {})", s.x, num(hit->x), s.y, num(hit->y));
 }
 
+// ---- optimum: the argmin of y over x per series value, and its scaling with the series value ----
+void check_optimum(const Context& c, CheckResult& r) {
+  c.require_x();
+  r.expected = "slope of log argmin_" + c.spec.x + " " + c.spec.y + " in log " + c.spec.series + ": " + num(c.spec.expect) +
+               " +- " + num(c.spec.tol);
+  std::map<double, std::vector<std::pair<double, double>>> curves;  // series value -> (x, y)
+  for (const Point& p : c.select()) {
+    const double s = param_of(*p.row, c.spec.series).number;
+    if (std::isfinite(p.x) && p.x > 0 && std::isfinite(p.y)) curves[s].push_back({p.x, p.y});
+  }
+  std::vector<double> ls, lx;
+  std::string list;
+  for (auto& [s, pts] : curves) {
+    std::sort(pts.begin(), pts.end());
+    const auto best = std::min_element(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto i = static_cast<std::size_t>(best - pts.begin());
+    double x_star = best->first;
+    if (i > 0 && i + 1 < pts.size()) {
+      // Parabola through the three points in log x: its vertex.
+      const double x0 = std::log(pts[i - 1].first), x1 = std::log(pts[i].first), x2 = std::log(pts[i + 1].first);
+      const double y0 = pts[i - 1].second, y1 = pts[i].second, y2 = pts[i + 1].second;
+      const double den = (x0 - x1) * (x0 - x2) * (x1 - x2);
+      const double A = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / den;
+      const double B = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / den;
+      if (A > 0) x_star = std::exp(std::clamp(-B / (2 * A), x0, x2));
+    } else {
+      list += (list.empty() ? "" : ", ") + std::string("(at the edge) ");
+    }
+    if (s > 0) ls.push_back(std::log(s)), lx.push_back(std::log(x_star));
+    list += (list.empty() || list.back() == ' ' ? "" : ", ") + c.spec.series + "=" + num(s) + ": " + num(x_star);
+  }
+  if (curves.empty()) {
+    r.measured = c.empty_message();
+    return;
+  }
+  const LineFit fit = fit_line(ls, lx);
+  if (std::isnan(fit.slope)) {
+    r.measured = "fewer than two series values with an optimum (" + list + ")";
+    return;
+  }
+  r.passed = std::abs(fit.slope - c.spec.expect) <= c.spec.tol;
+  r.measured = fmt::format("argmin slope {:.3f} (R^2 {:.3f}); argmin {}", fit.slope, fit.r2, list);
+}
+
 CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec& spec) {
   CheckResult r;
   r.claim = spec.claim;
@@ -343,6 +387,7 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
     else if (spec.kind == "above") check_bound(c, r, false);
     else if (spec.kind == "ordered") check_ordered(c, r);
     else if (spec.kind == "reaches") check_reaches(c, r);
+    else if (spec.kind == "optimum") check_optimum(c, r);
     else throw InputError("unknown check kind '" + spec.kind + "'");
   } catch (const std::exception& e) {
     r.passed = false;

@@ -362,7 +362,7 @@ class Reader {
   CheckSpec check(const toml::node* n, std::size_t index) const {
     const std::string name = "[[check]] #" + std::to_string(index + 1);
     const auto& t = table(n, name);
-    const Keys kinds = {"slope", "below", "above", "ordered", "reaches"};
+    const Keys kinds = {"slope", "below", "above", "ordered", "reaches", "optimum"};
     Keys allowed = {"claim"};
     allowed.insert(allowed.end(), kinds.begin(), kinds.end());
     allow_keys(t, allowed, name);
@@ -383,7 +383,8 @@ class Reader {
                                                {"below", {"bound"}},
                                                {"above", {"bound"}},
                                                {"ordered", {"series", "order", "decreasing"}},
-                                               {"reaches", {"threshold", "rising", "before", "after"}}};
+                                               {"reaches", {"threshold", "rising", "before", "after"}},
+                                               {"optimum", {"series", "expect", "tol"}}};
     fields.insert(fields.end(), extra.at(c.kind).begin(), extra.at(c.kind).end());
     allow_keys(k, fields, key);
     auto need = [&](const std::string& f) {
@@ -395,9 +396,10 @@ class Reader {
     if (auto v = k.get("where")) c.where = where(v, key);
     if (auto v = k.get("x_min")) c.x_min = number(v, key + " x_min");
     if (auto v = k.get("x_max")) c.x_max = number(v, key + " x_max");
-    if (c.kind == "slope") {
+    if (c.kind == "slope" || c.kind == "optimum") {
       c.expect = number(need("expect"), key + " expect");
       c.tol = number(need("tol"), key + " tol");
+      if (c.kind == "optimum") param(need("series"), c.series = string(need("series"), key + " series"), key);
     } else if (c.kind == "below" || c.kind == "above") {
       c.bound = formula(need("bound"), key + " bound", "", true);
     } else if (c.kind == "ordered") {

@@ -152,6 +152,25 @@ TEST(Check, BoundReadsTheRowsOtherMetrics) {
   EXPECT_FALSE(run(t.table, bound("above", "error + error_std")).passed);
 }
 
+TEST(Check, OptimumFindsTheArgminPerSeriesAndItsScaling) {
+  // y = (log d - log d*(T))^2 with d*(T) = sqrt(T): argmins 10, 31.6, 100 for T = 100, 1000, 1e4.
+  HandTable t;
+  for (const char* T : {"100", "1000", "10000"})
+    for (int d = 2; d <= 1024; d *= 2) t.add({{"d", std::to_string(d)}, {"T", T}}, std::pow(std::log(d) - 0.5 * std::log(std::stod(T)), 2));
+  CheckSpec c;
+  c.kind = "optimum";
+  c.x = "d";
+  c.y = "error";
+  c.series = "T";
+  c.expect = 0.5;
+  c.tol = 0.02;
+  const auto r = run(t.table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("argmin slope 0.500"), std::string::npos) << r.measured;
+  c.expect = 1;
+  EXPECT_FALSE(run(t.table, c).passed);
+}
+
 CheckSpec ordered(std::vector<std::string> order, bool decreasing = false) {
   CheckSpec c;
   c.kind = "ordered";

@@ -66,6 +66,10 @@ struct PlotSpec {
 //   ordered   at every x, y(series order[0]) <= y(order[1]) <= ...  (or >= with decreasing = true)
 //   reaches   the first x (increasing) with y <= threshold (or >= with rising = true) is
 //             before (<=) or after (>=) a given x value
+//   optimum   for each value of `series` (a numeric parameter, e.g. a compute budget), the x that
+//             minimises y (a parabola in log x through the lowest point and its neighbours); the
+//             log-log slope of that argmin against the series value equals expect +- tol
+//             (IsoFLOP analysis: the compute-optimal size against compute)
 // Common fields: y (metric), x (param), where (param -> value), x_min/x_max (range of x).
 struct CheckSpec {
   std::string claim;  // the paper's words, with a figure/section reference
