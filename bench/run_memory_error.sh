@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the memory.error benchmark and its PyTorch reference in the same session and prints the
+# Runs the memory.error benchmark and its PyTorch reference in the same run and prints the
 # speed ratio (median over repetitions). Needs a build (scripts/build.sh) and python3-torch
 # (scripts/install-deps.sh --bench).
 #   bench/run_memory_error.sh [reps=7] [build dir=build]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the memory.train benchmark and its PyTorch reference in the same session (one thread each)
+# Runs the memory.train benchmark and its PyTorch reference in the same run (one thread each)
 # and prints, per case, the median time per step of each, their ratio and the final errors (5) of
 # every repetition. Needs a build (scripts/build.sh) and python3-torch (scripts/install-deps.sh --bench).
 #   bench/run_memory_train.sh [reps=5] [build dir=build]

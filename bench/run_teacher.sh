@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One training step of the two-layer ReLU network (teacher.train) against the same step in PyTorch,
-# one thread each, same session; prints the time per step of each and the ratio. Needs a build and
+# one thread each, same run; prints the time per step of each and the ratio. Needs a build and
 # python3-torch (scripts/install-deps.sh --bench).
 #   bench/run_teacher.sh [reps=5] [build dir=build]
 set -euo pipefail

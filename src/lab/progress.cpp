@@ -37,7 +37,7 @@ std::string Progress::duration(double s) {
 
 std::string Progress::status(double elapsed) const {
   const std::size_t ran = done_ - resumed_;
-  // The rate of this session only: resumed tasks took no time here.
+  // The rate of this run only: resumed tasks took no time here.
   const double eta = ran ? elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done_) : NAN;
   const int pct = total_ ? static_cast<int>(100 * done_ / total_) : 100;
   char buf[160];
