@@ -36,33 +36,9 @@ std::string num(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-// A where value matches the canonical text, or the same number written differently ("1e3").
-bool same_value(const std::string& text, const std::string& wanted) {
-  if (text == wanted) return true;
-  char* end = nullptr;
-  const double a = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end) return false;
-  const double b = std::strtod(wanted.c_str(), &end);
-  if (end == wanted.c_str() || *end) return false;
-  return a == b;
-}
-
 const Params::Entry& param_of(const Table::Row& row, const std::string& name) {
   if (!row.params.has(name)) throw InputError("unknown parameter '" + name + "'");
   return row.params.entry(name);
-}
-
-// A parameter given as a formula (P = "d/8") also matches its formula.
-bool entry_is(const Params::Entry& e, const std::string& wanted) {
-  return same_value(e.text, wanted) || (!e.given.empty() && e.given == wanted);
-}
-
-// A condition on a parameter the row does not have (in a multi-part sweep, a parameter of another
-// part's measure) does not apply to it. Names were checked against the declarations at load time.
-bool matches(const Table::Row& row, const std::map<std::string, std::string>& where) {
-  for (const auto& [name, value] : where)
-    if (row.params.has(name) && !entry_is(row.params.entry(name), value)) return false;
-  return true;
 }
 
 // A selected row with its x (NaN when the check has no x) and y.
@@ -84,7 +60,7 @@ struct Context {
       if (std::find(table.param_names.begin(), table.param_names.end(), name) == table.param_names.end())
         throw InputError("unknown parameter '" + name + "' in where");
     for (const auto& row : table.rows) {
-      if (!matches(row, spec.where)) continue;
+      if (!params_match(row.params, spec.where)) continue;
       double x = kNaN;
       if (!spec.x.empty()) {
         x = param_of(row, spec.x).number;
@@ -259,7 +235,7 @@ void check_ordered(const Context& c, CheckResult& r) {
     std::vector<double> ys;
     for (const auto& value : order) {
       auto hit = std::find_if(members.begin(), members.end(),
-                              [&](const Point* p) { return entry_is(param_of(*p->row, c.spec.series), value); });
+                              [&](const Point* p) { return entry_matches(param_of(*p->row, c.spec.series), value); });
       if (hit == members.end()) break;
       ys.push_back((*hit)->y);
     }

@@ -10,16 +10,9 @@
 namespace scalinglab {
 
 bool panel_matches(const GridPoint& point, const std::map<std::string, std::string>& where) {
-  for (const auto& [name, value] : where) {
-    if (name == "part") {
-      if (point.part != value) return false;
-      continue;
-    }
-    if (!point.params.has(name)) continue;  // a parameter only another part's measure has
-    const auto& e = point.params.entry(name);
-    if (e.text != value && e.given != value) return false;
-  }
-  return true;
+  // Grid points carry their part apart from their parameters.
+  if (auto it = where.find("part"); it != where.end() && it->second != point.part) return false;
+  return params_match(point.params, where);
 }
 
 const std::vector<double>* first_run_series(const std::vector<TaskResult>& results, const std::string& key,

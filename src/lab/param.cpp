@@ -288,4 +288,19 @@ std::optional<double> parse_number(const std::string& text) {
   return v;
 }
 
+bool entry_matches(const Params::Entry& e, const std::string& wanted) {
+  if (e.text == wanted || (!e.given.empty() && e.given == wanted)) return true;
+  char* end = nullptr;
+  const double a = std::strtod(e.text.c_str(), &end);
+  if (end == e.text.c_str() || *end) return false;
+  const double b = std::strtod(wanted.c_str(), &end);
+  return end != wanted.c_str() && !*end && a == b;
+}
+
+bool params_match(const Params& p, const std::map<std::string, std::string>& where) {
+  for (const auto& [name, value] : where)
+    if (p.has(name) && !entry_matches(p.entry(name), value)) return false;
+  return true;
+}
+
 }  // namespace scalinglab

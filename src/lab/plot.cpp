@@ -23,6 +23,7 @@
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/core/stats.hpp"
 #include "scalinglab/lab/aggregate.hpp"
+#include "scalinglab/lab/panels.hpp"
 
 namespace fs = std::filesystem;
 
@@ -139,19 +140,6 @@ std::string title_string(const std::string& t) {
   return out;
 }
 
-bool matches(const Params& p, const std::map<std::string, std::string>& where) {
-  for (const auto& [name, value] : where) {
-    if (!p.has(name)) continue;  // a parameter of another part's measure: the condition does not apply
-    const std::string& text = p.entry(name).text;
-    if (text == value || p.entry(name).given == value) continue;  // a formula matches itself
-    char* end = nullptr;
-    const double a = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end) return false;
-    const double b = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || *end || a != b) return false;
-  }
-  return true;
-}
 
 // One curve per value of the series parameter (table order) of the rows matching plot.where.
 std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
@@ -164,7 +152,7 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
   for (const auto& metric : metrics)
   for (const auto& row : table.rows) {
     const std::size_t m = table.metric_index(metric);
-    if (!matches(row.params, plot.where)) continue;
+    if (!params_match(row.params, plot.where)) continue;
     if (!row.params.has(plot.x)) throw InputError("plot: unknown parameter x = '" + plot.x + "'");
     std::string label = metric;
     if (!plot.series.empty()) {
@@ -220,7 +208,7 @@ std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& 
                                      const std::vector<const Params*>& candidates, double lo, double hi) {
   const Params* base = nullptr;
   for (const Params* params : candidates)
-    if (matches(*params, plot.where) && matches(*params, ref.where)) {
+    if (params_match(*params, plot.where) && params_match(*params, ref.where)) {
       base = params;
       break;
     }
@@ -458,8 +446,7 @@ std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoi
   std::vector<Curve> curves;
   for (const auto& metric : metrics)
     for (const auto& pt : points) {
-      if (!matches(pt.params, plot.where)) continue;
-      if (auto it = plot.where.find("part"); it != plot.where.end() && it->second != pt.part) continue;
+      if (!panel_matches(pt, plot.where)) continue;
       const auto found = runs_of.find(pt.key);
       if (found == runs_of.end()) continue;
       const auto& runs = found->second;

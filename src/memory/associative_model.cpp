@@ -171,18 +171,5 @@ MatrixRD all_features(const ModelSpec& spec, const ModelParams& p) {
 
 MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p) { return all_features(spec, p) * p.U.transpose(); }
 
-double model_error(const ModelSpec& spec, const ModelParams& p, const std::vector<double>& prob,
-                   const std::vector<uint32_t>& label) {
-  const MatrixRD Z = all_logits(spec, p);
-  double error = 0;
-  for (Eigen::Index x = 0; x < Z.rows(); ++x) {
-    const uint32_t y = label[static_cast<std::size_t>(x)];
-    double best_other = -INFINITY;
-    for (Eigen::Index z = 0; z < Z.cols(); ++z)
-      if (z != y) best_other = std::max(best_other, Z(x, z));
-    if (!(Z(x, y) > best_other)) error += prob[static_cast<std::size_t>(x)];
-  }
-  return error;
-}
 
 }  // namespace scalinglab::memory

@@ -26,6 +26,12 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Hoffmann et al. (2022), Approach 3 fit: L(N, D) = E + A / N^alpha + B / D^beta (Figure 3b).
 constexpr double kChinchillaA = 406.4, kChinchillaB = 410.7, kChinchillaAlpha = 0.34, kChinchillaBeta = 0.28;
 
+// T, or texts_per_concept * R when that is positive (the x axis of the simulation comparisons).
+double texts_of(const Params& prm, double R, double T) {
+  const double k = prm.real("texts_per_concept");
+  return k > 0 ? k * R : T;
+}
+
 void set_threshold(Record& r, const Threshold& t) {
   r.set("found", t.found ? 1.0 : 0.0);
   r.set("epsilon_star", t.found ? t.epsilon_star : kNaN);
@@ -81,8 +87,7 @@ Record peel_run(const Params& prm, Stream& stream) {
       g = regular_graph(R, l, r, graph_stream);
       theory = {DegreeDistribution::regular(l), DegreeDistribution::regular(r)};
     } else {
-      const double k = prm.real("texts_per_concept");
-      const auto T = static_cast<uint32_t>(k > 0 ? std::llround(k * R) : prm.integer("T"));
+      const auto T = static_cast<uint32_t>(std::llround(texts_of(prm, R, static_cast<double>(prm.integer("T")))));
       if (d_t > R) throw InputError("skills.peel: d_t must be <= R");
       const double p = d_t / R;
       if (kind == "binomial") {
@@ -114,8 +119,7 @@ Record peel_run(const Params& prm, Stream& stream) {
 }
 
 Record learnt_run(const Params& prm, Stream&) {
-  const double k = prm.real("texts_per_concept");
-  ConceptLearning c{prm.real("R"), k > 0 ? k * prm.real("R") : prm.real("T"), prm.real("d_t"), prm.real("eps"),
+  ConceptLearning c{prm.real("R"), texts_of(prm, prm.real("R"), prm.real("T")), prm.real("d_t"), prm.real("eps"),
                     prm.real("beta")};
   ConceptLearningTheory t;
   try {
@@ -195,7 +199,7 @@ void task_distribution(const Params& prm, int L, std::vector<double>& q_l, std::
 Record emergence_run(const Params& prm, Stream&) {
   const double C = prm.real("C");
   double R = prm.real("R"), T = prm.real("T");
-  if (prm.real("texts_per_concept") > 0) T = prm.real("texts_per_concept") * R;
+  T = texts_of(prm, R, T);
   if (C > 0) {  // the compute-optimal (R*, T*) of skills.optimum
     try {
       const ComputeOptimum o =
@@ -248,8 +252,7 @@ Record emergence_run(const Params& prm, Stream&) {
 Record pipeline_run(const Params& prm, Stream& stream) {
   PipelineSpec spec;
   spec.R = static_cast<uint32_t>(prm.integer("R"));
-  const double k = prm.real("texts_per_concept");
-  spec.T = static_cast<uint32_t>(k > 0 ? std::llround(k * spec.R) : prm.integer("T"));
+  spec.T = static_cast<uint32_t>(std::llround(texts_of(prm, spec.R, static_cast<double>(prm.integer("T")))));
   spec.d_t = prm.real("d_t");
   spec.S = static_cast<uint32_t>(prm.integer("S"));
   spec.L = static_cast<int>(prm.integer("L"));

@@ -112,6 +112,13 @@ std::string canonical_text(const ParamSpec& s, double v);
 Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::string, std::string>& given,
                       const std::string& context);
 
+// Whether a parameter's value is `wanted`: the same canonical text, the same number written
+// differently ("1e3" for 1000), or the formula it was given as ("d/8").
+bool entry_matches(const Params::Entry& e, const std::string& wanted);
+// Whether `p` meets every condition of `where` (the `where` tables of plots and checks). A
+// condition on a parameter `p` does not have (another part's measure) does not apply.
+bool params_match(const Params& p, const std::map<std::string, std::string>& where);
+
 // Splits "k=v" into {k, v}; throws InputError if there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& arg);
 

@@ -73,8 +73,5 @@ double head_step(const ModelSpec& spec, const MatrixRD& U, const MatrixRD& H, co
 // Logits of every input, N x M.
 MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p);
 
-// Error (5): p-mass of inputs whose true class does not have the strictly largest logit.
-double model_error(const ModelSpec& spec, const ModelParams& p, const std::vector<double>& prob,
-                   const std::vector<uint32_t>& label);
 
 }  // namespace scalinglab::memory
