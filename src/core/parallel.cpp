@@ -48,6 +48,13 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   if (error) std::rethrow_exception(error);
 }
 
+namespace {
+std::atomic<int> g_task_threads{0};
+}
+
+int task_threads() { return resolve_threads(g_task_threads.load()); }
+void set_task_threads(int n) { g_task_threads.store(n); }
+
 void set_blas_threads(int n) {
   if (openblas_set_num_threads) openblas_set_num_threads(n);
 }

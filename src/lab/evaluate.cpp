@@ -29,6 +29,7 @@ nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   const auto seed = static_cast<uint64_t>(params.real("seed"));
   std::vector<Record> records(runs);
   if (runs > 1 && resolve_threads(threads) > 1) set_blas_threads(1);
+  set_task_threads(runs > 1 ? 1 : resolve_threads(threads));
   parallel_for(runs, threads, [&](std::size_t r, int) { records[r] = run_task(m, params, seed, r); });
 
   nlohmann::json out;

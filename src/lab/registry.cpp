@@ -3,6 +3,7 @@
 #include "scalinglab/memory/sgd_approx_measures.hpp"
 #include "scalinglab/skills/skills_measures.hpp"
 #include "scalinglab/teacher/teacher_measures.hpp"
+#include "scalinglab/factor/factor_measures.hpp"
 
 namespace scalinglab {
 
@@ -13,6 +14,7 @@ const Registry& builtin_registry() {
     register_sgd_approx_measures(r);
     register_skills_measures(r);
     register_teacher_measures(r);
+    register_factor_measures(r);
     return r;
   }();
   return registry;

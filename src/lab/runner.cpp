@@ -228,6 +228,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
 
   const int threads = resolve_threads(options.threads);
   if (threads > 1) set_blas_threads(1);  // tasks already fill the cores
+  set_task_threads(todo.size() > 1 ? 1 : threads);
   std::string label = sweep.name;
   if (shards > 1) label += " [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]";
   Progress progress(out.tasks_total, out.tasks_skipped, label, options.quiet);

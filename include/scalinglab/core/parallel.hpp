@@ -18,4 +18,10 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
 // oversubscribe the cores). No-op when the BLAS has no such control.
 void set_blas_threads(int n);
 
+// Threads one task may use inside itself (e.g. a training run splitting its batch). The runner sets
+// it to 1 while several tasks run at once, and to its thread count when a single task runs.
+// Default: all hardware threads.
+int task_threads();
+void set_task_threads(int n);
+
 }  // namespace scalinglab

@@ -1,0 +1,220 @@
+// The measures of the `factor` world (Arnal et al. 2024, "Scaling Laws with Hidden Structure"),
+// declared once: the complexities chi and chi-bar of a factorization, and training the gated MLP.
+#include "scalinglab/factor/factor_measures.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/factor/factor_task.hpp"
+#include "scalinglab/factor/factor_training.hpp"
+
+namespace scalinglab {
+
+namespace {
+
+using namespace factor;
+
+FactorSpec factor_spec(const Params& prm, const std::string& context) {
+  FactorSpec s;
+  try {
+    s.input = parse_factors(prm.choice("input_factors"));
+    s.output = parse_factors(prm.choice("output_factors"));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(context + ": " + e.what());
+  }
+  s.parents = static_cast<int>(prm.integer("parents"));
+  s.beta = prm.real("beta");
+  if (prm.has("alpha")) s.alpha = prm.real("alpha");
+  return s;
+}
+
+void factors_validator(const std::string& text) {
+  try {
+    parse_factors(text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+}
+
+std::vector<ParamSpec> graph_params() {
+  return {text_param("input_factors", "2x12", "input factor sizes (P1): AxK = K factors of size A, or a list 2,2,3,5",
+                     factors_validator),
+          text_param("output_factors", "8x4", "output factor sizes (P2), same syntax", factors_validator),
+          int_param("parents", "2", "parents per output factor |I_j| (P3); clamped to the number of input factors", 0, 64),
+          real_param("beta", "-1", "edge probability (P3'); when in [0, 1] it replaces `parents`", -1, 1)};
+}
+
+Record complexity_run(const Params& prm, Stream& stream) {
+  const FactorSpec spec = factor_spec(prm, "factor.complexity");
+  Stream graph = stream.substream(0);  // the same stream FactorTask uses for its graph
+  const auto parents = draw_parents(spec, graph);
+  Record r;
+  r.set("chi", statistical_complexity(spec.input, spec.output, parents));
+  r.set("chi_bar", approximation_complexity(spec.input, spec.output, parents));
+  if (spec.input.size() <= 24) {
+    const ExpectedComplexity e = expected_complexity(spec);
+    r.set("chi_mean", e.chi);
+    r.set("chi_bar_mean", e.chi_bar);
+  }
+  double N = 1, M = 1, P = 0, Q = 0, P_bar = 0;
+  for (uint32_t p : spec.input) N *= p, P += p;
+  for (uint32_t q : spec.output) M *= q, Q += q;
+  for (const auto& I : parents) {
+    double pa = 1;
+    for (uint32_t i : I) pa *= spec.input[i];
+    P_bar += pa;
+  }
+  r.set("N", N);
+  r.set("M", M);
+  r.set("P", P);
+  r.set("Q", Q);
+  r.set("P_bar", P_bar);
+  return r;
+}
+
+Record train_run(const Params& prm, Stream& stream) {
+  const FactorSpec fs = factor_spec(prm, "factor.train");
+  Stream task_stream = stream.substream(0), train_stream = stream.substream(1);
+  double N = 1, M = 1;
+  for (uint32_t p : fs.input) N *= p;
+  for (uint32_t q : fs.output) M *= q;
+  if (N * M > double(1u << 28)) throw InputError("factor.train: N x M above 2^28 entries (the table p(y|x) is stored)");
+  TrainSpec ts;
+  ts.setting = parse_setting(prm.choice("setting"));
+  ts.d = static_cast<std::size_t>(prm.integer("d"));
+  ts.h = static_cast<std::size_t>(prm.integer("h"));
+  ts.L = static_cast<std::size_t>(prm.integer("L"));
+  ts.gate = parse_gate(prm.choice("gate"));
+  const std::string& emb = prm.choice("embedding");
+  ts.factorized_embedding = emb == "factorized" || (emb == "auto" && ts.setting == Setting::generalization);
+  ts.lr = prm.real("lr");
+  ts.schedule = parse_schedule(prm.choice("schedule"));
+  ts.batch = static_cast<std::size_t>(prm.integer("batch"));
+  ts.gamma = prm.real("gamma");
+  ts.evals = static_cast<std::size_t>(prm.integer("evals"));
+  const double C = prm.real("C");
+  if (C > 0) {
+    const double samples = ts.setting == Setting::single_pass    ? static_cast<double>(ts.batch)
+                           : ts.setting == Setting::compression ? N
+                                                                : std::round(ts.gamma * N);
+    ts.epochs = static_cast<std::size_t>(std::max(1.0, std::round(C / (samples * flops_per_sample(ts.d, ts.h, ts.L, static_cast<std::size_t>(M))))));
+  } else {
+    ts.epochs = static_cast<std::size_t>(prm.real("epochs"));
+  }
+  TrainResult res;
+  FactorTask task = [&] {
+    try {
+      return FactorTask(fs, task_stream);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("factor.train: ") + e.what());
+    }
+  }();
+  try {
+    res = train(task, ts, train_stream);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("factor.train: ") + e.what());
+  }
+  double entropy = 0;
+  for (std::size_t x = 0; x < task.N(); ++x) entropy += task.conditional_entropy(x);
+  const double body = static_cast<double>(ts.L * 3 * ts.d * ts.h) + M * static_cast<double>(ts.d);
+  Record r;
+  r.set("loss", res.loss);
+  r.set("train_loss", res.train_loss);
+  r.set("flops", res.flops);
+  r.set("epochs", static_cast<double>(ts.epochs));
+  r.set("chi", task.chi());
+  r.set("chi_bar", task.chi_bar());
+  r.set("N", N);
+  r.set("M", M);
+  r.set("observed", static_cast<double>(res.observed));
+  r.set("parameters", body + (ts.factorized_embedding ? 0.0 : N * static_cast<double>(ts.d)));
+  r.set("entropy", entropy / N);
+  r.set("diverged", res.diverged ? 1.0 : 0.0);
+  r.set_series("curve_epoch", std::move(res.curve_epoch));
+  r.set_series("curve_loss", std::move(res.curve_loss));
+  r.set_series("curve_flops", std::move(res.curve_flops));
+  return r;
+}
+
+}  // namespace
+
+void register_factor_measures(Registry& reg) {
+  {
+    Measure m;
+    m.name = "factor.complexity";
+    m.summary = "the complexities of a hidden factorization: chi (SC) and chi-bar (AC) (Arnal et al., Sec. 3)";
+    m.details =
+        "chi = sum_j q_j |pa_j| (statistical complexity, SC) and chi_bar = sum_j min(|pa_j|, q_j) (approximation\n"
+        "complexity, AC), |pa_j| = prod_{i in I_j} p_i, for one draw of the parent graph: |I_j| = parents inputs chosen\n"
+        "uniformly per output factor (P3), or each edge with probability beta (P3'). With equal p_i under (P3) both are\n"
+        "deterministic. chi_mean and chi_bar_mean are their exact expectations over the graph (subsets enumerated; up to\n"
+        "24 input factors). N = prod p_i, M = prod q_j, P = sum p_i, Q = sum q_j, P_bar = sum_j |pa_j|.";
+    m.params = graph_params();
+    m.metrics = {{"chi", "statistical complexity sum_j q_j |pa_j| (SC)"},
+                 {"chi_bar", "approximation complexity sum_j min(|pa_j|, q_j) (AC)"},
+                 {"chi_mean", "expectation of chi over the random parent graph"},
+                 {"chi_bar_mean", "expectation of chi_bar over the random parent graph"},
+                 {"N", "number of inputs prod p_i"},
+                 {"M", "number of outputs prod q_j"},
+                 {"P", "sum p_i"},
+                 {"Q", "sum q_j"},
+                 {"P_bar", "sum_j |pa_j|"}};
+    m.fn = complexity_run;
+    reg.add(std::move(m));
+  }
+  {
+    Measure m;
+    m.name = "factor.train";
+    m.summary = "a residual gated MLP learning p(y|x) with hidden factorial structure: excess loss (KL) along training";
+    m.details =
+        "Arnal et al., Sec. 4. Data (P1-P4): uniform p(x), p(y_j | pa_j) ~ Dirichlet(alpha). Model (P5-P7): embedding,\n"
+        "L blocks z <- z + W2^T(g(W1 n(z)) * W3 n(z)), n(z) = z/sqrt(mean z^2 + 1e-6), logits W_out n(z), no biases,\n"
+        "PyTorch's default initialisation, float32; gate g = SiLU (Mistral's code) or logistic (the paper's text).\n"
+        "Adam (0.9, 0.999, 1e-8), lr with the cosine schedule or the custom one of eq. (7) (ends at 3e-4), stepped\n"
+        "every epoch; one epoch = one optimizer step. Settings: single_pass (fresh batches of `batch` i.i.d. pairs,\n"
+        "loss = population KL), compression (full batch on the exact p(y|x), loss = population KL), generalization\n"
+        "(a fraction gamma of the inputs observed with their exact p(y|x), loss = mean KL over the unobserved inputs;\n"
+        "embedding auto = the frozen factorization-compatible embedding (4)). flops = epochs x samples per epoch x\n"
+        "3(6 L d h + 2 d M) (the Supplement's count); C > 0 sets epochs from that budget. Series: curve_loss after\n"
+        "curve_epoch epochs (log-spaced), curve_flops.";
+    m.params = graph_params();
+    m.params.push_back(real_param("alpha", "0.1", "Dirichlet concentration of p(y_j | pa_j) (P4)", 1e-6, 1e6));
+    m.params.push_back(choice_param("setting", "compression", {"single_pass", "compression", "generalization"},
+                                    "training setting (Sec. 4.2-4.4)"));
+    m.params.push_back(choice_param("embedding", "auto", {"auto", "learned", "factorized"},
+                                    "input embedding: learned N(0,1), or the frozen factorization-compatible one (4); "
+                                    "auto = factorized for generalization"));
+    m.params.push_back(int_param("d", "64", "embedding dimension (P5)", 1, 1 << 16).allow_expression());
+    m.params.push_back(int_param("h", "2*d", "hidden dimension (P6); formula allowed", 1, 1 << 18).allow_expression());
+    m.params.push_back(int_param("L", "1", "number of residual blocks (P7)", 1, 256));
+    m.params.push_back(choice_param("gate", "silu", {"silu", "logistic"}, "gate nonlinearity g"));
+    m.params.push_back(real_param("lr", "3e-2", "initial learning rate eta (P8)", 0, 10));
+    m.params.push_back(choice_param("schedule", "cosine", {"cosine", "custom", "constant"},
+                                    "learning-rate schedule: cosine, custom (eq. 7) or constant"));
+    m.params.push_back(real_param("epochs", "1000", "epochs T = optimizer steps (P9); formula allowed", 1, 1e9).allow_expression());
+    m.params.push_back(real_param("C", "0", "FLOP budget: when > 0, epochs = C / (samples per epoch x flops per sample)", 0, 1e30));
+    m.params.push_back(int_param("batch", "8192", "batch size of the single-pass setting", 1, 1 << 24));
+    m.params.push_back(real_param("gamma", "0.9", "observed fraction of the inputs (P10, generalization)", 0, 1));
+    m.params.push_back(int_param("evals", "30", "log-spaced evaluation epochs along training (plus epoch 0)", 1, 10000));
+    m.metrics = {{"loss", "final test loss: KL, population (single pass, compression) or unobserved inputs"},
+                 {"train_loss", "final KL on the training inputs (observed inputs in generalization)"},
+                 {"flops", "compute spent: epochs x samples per epoch x 3(6 L d h + 2 d M)"},
+                 {"epochs", "epochs run (optimizer steps)"},
+                 {"chi", "statistical complexity of the drawn factorization"},
+                 {"chi_bar", "approximation complexity of the drawn factorization"},
+                 {"N", "inputs"},
+                 {"M", "outputs"},
+                 {"observed", "training inputs (generalization: round(gamma N))"},
+                 {"parameters", "trained parameters"},
+                 {"entropy", "mean conditional entropy H(Y|X = x) over x (nats)"},
+                 {"diverged", "1 if the loss became non-finite"},
+                 {"curve_epoch", "evaluation epochs", true},
+                 {"curve_loss", "test loss after curve_epoch epochs", true},
+                 {"curve_flops", "compute spent at curve_epoch", true}};
+    m.fn = train_run;
+    reg.add(std::move(m));
+  }
+}
+
+}  // namespace scalinglab

@@ -1,0 +1,200 @@
+// The factor world's generator against hand-computed complexities, exact enumeration, and the
+// Dirichlet distribution's moments.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "scalinglab/factor/factor_task.hpp"
+
+using namespace scalinglab;
+using namespace scalinglab::factor;
+
+TEST(FactorTask, ParsesFactorLists) {
+  EXPECT_EQ(parse_factors("2x12"), std::vector<uint32_t>(12, 2));
+  EXPECT_EQ(parse_factors("2,2,3,5"), (std::vector<uint32_t>{2, 2, 3, 5}));
+  EXPECT_EQ(parse_factors("2x3,5"), (std::vector<uint32_t>{2, 2, 2, 5}));
+  EXPECT_EQ(parse_factors("4096"), (std::vector<uint32_t>{4096}));
+  for (const char* bad : {"", "2x", "x3", "2,,3", "0x2", "2x0", "a", "2.5", "4096x4"}) EXPECT_THROW(parse_factors(bad), std::invalid_argument) << bad;
+}
+
+TEST(FactorTask, ComplexitiesOfHandCases) {
+  // The paper's default: twelve binary input factors, four outputs of size 8, two parents each:
+  // |pa_j| = 4, chi = 4 * 8 * 4 = 128, chi_bar = 4 * min(4, 8) = 16 (Fig. 5: "chi_bar = 16").
+  const std::vector<uint32_t> in(12, 2), out(4, 8);
+  const std::vector<std::vector<uint32_t>> two = {{0, 1}, {2, 3}, {4, 5}, {6, 7}};
+  EXPECT_EQ(statistical_complexity(in, out, two), 128);
+  EXPECT_EQ(approximation_complexity(in, out, two), 16);
+  // Figure 1's graph, k = 4, l = 3, p = (2, 3, 5, 7), q = (4, 2, 6): pa_1 = (x1, x2), pa_2 = (x4),
+  // pa_3 = (x1, x2, x4): |pa| = 6, 7, 42; chi = 4*6 + 2*7 + 6*42 = 290; chi_bar = 4 + 2 + 6 = 12.
+  const std::vector<uint32_t> p = {2, 3, 5, 7}, q = {4, 2, 6};
+  const std::vector<std::vector<uint32_t>> fig1 = {{0, 1}, {3}, {0, 1, 3}};
+  EXPECT_EQ(statistical_complexity(p, q, fig1), 290);
+  EXPECT_EQ(approximation_complexity(p, q, fig1), 12);
+  // No parent: one configuration.
+  EXPECT_EQ(statistical_complexity(p, q, {{}, {}, {}}), 12);
+  EXPECT_EQ(approximation_complexity(p, q, {{}, {}, {}}), 3);
+}
+
+TEST(FactorTask, ExpectedComplexityMatchesClosedFormsAndDraws) {
+  FactorSpec spec;
+  spec.input = {2, 2, 3, 5};
+  spec.output = {4, 6};
+  spec.parents = 2;
+  // Fixed |I_j| = 2: E|pa_j| = e_2(p) / C(4, 2) = (4 + 6 + 10 + 6 + 10 + 15) / 6 = 51 / 6.
+  ExpectedComplexity e = expected_complexity(spec);
+  EXPECT_NEAR(e.chi, (4 + 6) * 51.0 / 6, 1e-12);
+  // chi_bar: min(|pa|, 4) + min(|pa|, 6) averaged over the six pairs {4,6,10,6,10,15}.
+  EXPECT_NEAR(e.chi_bar, (4 + 4 + 4 + 4 + 4 + 4 + 4 + 6 + 6 + 6 + 6 + 6) / 6.0, 1e-12);
+  // Random edges: E|pa_j| = prod_i (1 - beta + beta p_i).
+  spec.beta = 0.3;
+  e = expected_complexity(spec);
+  double pa = 1;
+  for (uint32_t pi : spec.input) pa *= 1 - 0.3 + 0.3 * pi;
+  EXPECT_NEAR(e.chi, 10 * pa, 1e-12);
+  // Monte Carlo over drawn graphs agrees with the enumeration (both modes).
+  for (double beta : {-1.0, 0.3}) {
+    spec.beta = beta;
+    e = expected_complexity(spec);
+    Stream s(11);
+    double chi = 0, chi_bar = 0;
+    const int draws = 40000;
+    for (int t = 0; t < draws; ++t) {
+      const auto parents = draw_parents(spec, s);
+      chi += statistical_complexity(spec.input, spec.output, parents);
+      chi_bar += approximation_complexity(spec.input, spec.output, parents);
+    }
+    EXPECT_NEAR(chi / draws, e.chi, 0.02 * e.chi) << beta;
+    EXPECT_NEAR(chi_bar / draws, e.chi_bar, 0.02 * e.chi_bar) << beta;
+  }
+}
+
+TEST(FactorTask, ParentsHaveTheRightShape) {
+  FactorSpec spec;
+  spec.input = std::vector<uint32_t>(6, 2);
+  spec.output = {3, 3, 3};
+  Stream s(3);
+  spec.parents = 4;
+  for (const auto& I : draw_parents(spec, s)) {
+    EXPECT_EQ(I.size(), 4u);
+    EXPECT_TRUE(std::is_sorted(I.begin(), I.end()));
+    EXPECT_EQ(std::adjacent_find(I.begin(), I.end()), I.end());
+  }
+  spec.parents = 9;  // clamped to k
+  for (const auto& I : draw_parents(spec, s)) EXPECT_EQ(I.size(), 6u);
+  // (P3'): each edge present with probability beta.
+  spec.beta = 0.25;
+  double edges = 0;
+  const int draws = 20000;
+  for (int t = 0; t < draws; ++t)
+    for (const auto& I : draw_parents(spec, s)) edges += static_cast<double>(I.size());
+  EXPECT_NEAR(edges / (draws * 18.0), 0.25, 0.005);
+}
+
+TEST(FactorTask, DirichletMomentsMatch) {
+  // Dirichlet(alpha 1_q): E[p_t] = 1/q, Var[p_t] = (q - 1) / (q^2 (q alpha + 1)).
+  for (double alpha : {0.1, 1.0, 5.0}) {
+    const std::size_t q = 4;
+    Stream s(5);
+    std::vector<double> v(q), mean(q, 0), sq(q, 0);
+    const int draws = 100000;
+    for (int t = 0; t < draws; ++t) {
+      draw_dirichlet(alpha, q, s, v.data());
+      EXPECT_NEAR(std::accumulate(v.begin(), v.end(), 0.0), 1.0, 1e-12);
+      for (std::size_t k = 0; k < q; ++k) mean[k] += v[k], sq[k] += v[k] * v[k];
+    }
+    const double var = (q - 1.0) / (q * q * (q * alpha + 1));
+    for (std::size_t k = 0; k < q; ++k) {
+      const double m = mean[k] / draws, vv = sq[k] / draws - m * m;
+      EXPECT_NEAR(m, 0.25, 4 * std::sqrt(var / draws)) << alpha;
+      EXPECT_NEAR(vv, var, 0.03 * var) << alpha;
+    }
+  }
+  // Tiny alpha does not underflow: nearly a Dirac, still a distribution.
+  Stream s(9);
+  std::vector<double> v(8);
+  draw_dirichlet(1e-3, 8, s, v.data());
+  EXPECT_NEAR(std::accumulate(v.begin(), v.end(), 0.0), 1.0, 1e-12);
+  EXPECT_GT(*std::max_element(v.begin(), v.end()), 0.99);
+}
+
+TEST(FactorTask, TableIsTheProductOfFactors) {
+  FactorSpec spec;
+  spec.input = {2, 3, 2};
+  spec.output = {2, 3};
+  spec.parents = 2;
+  Stream s(21);
+  const FactorTask task(spec, s);
+  ASSERT_EQ(task.N(), 12u);
+  ASSERT_EQ(task.M(), 6u);
+  std::vector<float> table(task.N() * task.M());
+  task.table(table.data());
+  for (std::size_t x = 0; x < task.N(); ++x) {
+    double sum = 0, entropy = 0;
+    for (std::size_t y = 0; y < task.M(); ++y) {
+      // Independent computation from the coordinates: p(y|x) = prod_j p(y_j | (x_i)_{i in I_j}).
+      double p = 1;
+      std::size_t rest_y = y;
+      for (std::size_t j = 0; j < 2; ++j) {
+        const std::size_t yj = rest_y % spec.output[j];
+        rest_y /= spec.output[j];
+        std::size_t c = 0, stride = 1;
+        for (uint32_t i : task.parents()[j]) {
+          std::size_t xi = x;
+          for (uint32_t i2 = 0; i2 < i; ++i2) xi /= spec.input[i2];
+          c += stride * (xi % spec.input[i]);
+          stride *= spec.input[i];
+        }
+        p *= task.conditional(j)[c * spec.output[j] + yj];
+      }
+      EXPECT_NEAR(table[x * task.M() + y], p, 1e-7);
+      EXPECT_NEAR(task.probability(x, y), p, 1e-15);
+      sum += p;
+      if (p > 0) entropy -= p * std::log(p);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    EXPECT_NEAR(task.conditional_entropy(x), entropy, 1e-12);
+  }
+  // p(y|x) depends on x only through the parents: inputs agreeing on every parent coordinate
+  // have the same row.
+  std::vector<uint32_t> used;
+  for (const auto& I : task.parents()) used.insert(used.end(), I.begin(), I.end());
+  for (std::size_t a = 0; a < task.N(); ++a)
+    for (std::size_t b = 0; b < task.N(); ++b) {
+      bool same = true;
+      for (uint32_t i : used) same = same && task.input_coordinate(a, i) == task.input_coordinate(b, i);
+      if (same)
+        for (std::size_t y = 0; y < task.M(); ++y) EXPECT_EQ(table[a * task.M() + y], table[b * task.M() + y]);
+    }
+}
+
+TEST(FactorTask, SamplesFollowTheTable) {
+  FactorSpec spec;
+  spec.input = {2, 2};
+  spec.output = {3, 2};
+  spec.alpha = 1.0;
+  Stream s(4);
+  const FactorTask task(spec, s);
+  const int draws = 200000;
+  for (std::size_t x = 0; x < task.N(); ++x) {
+    std::vector<double> count(task.M(), 0);
+    for (int t = 0; t < draws; ++t) count[task.sample_output(x, s)] += 1;
+    for (std::size_t y = 0; y < task.M(); ++y) {
+      const double p = task.probability(x, y);
+      EXPECT_NEAR(count[y] / draws, p, 5 * std::sqrt(p * (1 - p) / draws) + 1e-9) << x << " " << y;
+    }
+  }
+}
+
+TEST(FactorTask, RefusesInconsistentHandMadeTasks) {
+  EXPECT_THROW(FactorTask({2}, {2}, {{1}}, {{0.5, 0.5, 0.5, 0.5}}), std::invalid_argument);  // parent 1 of 1 factor
+  EXPECT_THROW(FactorTask({2}, {2}, {{0}}, {{0.5, 0.5}}), std::invalid_argument);            // table too small
+  FactorSpec spec;
+  spec.input = {2};
+  spec.output = {2};
+  spec.alpha = 0;
+  Stream s(1);
+  EXPECT_THROW(FactorTask(spec, s), std::invalid_argument);
+}
