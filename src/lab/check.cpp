@@ -19,11 +19,17 @@
 namespace scalinglab {
 
 nlohmann::json CheckResult::to_json() const {
-  return {{"claim", claim}, {"kind", kind}, {"passed", passed}, {"measured", measured}, {"expected", expected}};
+  nlohmann::json j = {{"claim", claim}, {"kind", kind}, {"passed", passed}, {"measured", measured}, {"expected", expected}};
+  if (!known_failure.empty()) j["known_failure"] = known_failure;
+  return j;
 }
 
+const char* CheckResult::status() const { return passed ? "PASS" : known_failure.empty() ? "FAIL" : "KNOWN FAIL"; }
+
 std::string CheckResult::line() const {
-  return (passed ? "PASS  " : "FAIL  ") + claim + ": " + measured + " (expected " + expected + ")";
+  std::string out = std::string(status()) + "  " + claim + ": " + measured + " (expected " + expected + ")";
+  if (!passed && !known_failure.empty()) out += " [known: " + known_failure + "]";
+  return out;
 }
 
 namespace {
@@ -206,11 +212,16 @@ void check_ordered(const Context& c, CheckResult& r) {
     list += c.spec.series + "=" + order[k];
     if (grouped && last_of_group) list += "}";
   }
-  r.expected = c.spec.y + " at " + list;
+  r.expected = c.spec.y + " at " + list + (c.spec.sem > 0 ? fmt::format(" within {} standard errors", c.spec.sem) : "");
 
   // Groups: rows equal in every grid axis except the series (x included), in table order.
   std::vector<std::pair<std::string, std::vector<const Point*>>> groups;
   const auto points = c.select();
+  // Standard errors of y over the runs, for the `sem` tolerance.
+  std::size_t y_index = c.table.metric_names.size();
+  for (std::size_t k = 0; k < c.table.metric_names.size(); ++k)
+    if (c.table.metric_names[k] == c.spec.y) y_index = k;
+  auto sem_of = [&](const Point* p) { return y_index < p->row->sem.size() ? p->row->sem[y_index] : 0.0; };
   for (const Point& p : points) {
     // Axes fixed by `where` are left out: in a multi-part sweep only some parts have them.
     std::string key = c.spec.x + "=" + param_of(*p.row, c.spec.x).text;
@@ -232,12 +243,13 @@ void check_ordered(const Context& c, CheckResult& r) {
   double worst_excess = -INFINITY;
   std::string worst_text;
   for (const auto& [key, members] : groups) {
-    std::vector<double> ys;
+    std::vector<double> ys, sems;
     for (const auto& value : order) {
       auto hit = std::find_if(members.begin(), members.end(),
                               [&](const Point* p) { return entry_matches(param_of(*p->row, c.spec.series), value); });
       if (hit == members.end()) break;
       ys.push_back((*hit)->y);
+      sems.push_back(sem_of(*hit));
     }
     if (ys.size() < order.size()) {
       ++skipped;
@@ -250,7 +262,8 @@ void check_ordered(const Context& c, CheckResult& r) {
       for (std::size_t l = k + 1; l < ys.size(); ++l) {
         if (group[l] != group[k] + 1) continue;
         const double a = ys[k], b = ys[l];
-        const bool ok = c.spec.decreasing ? a >= b : a <= b;
+        const double slack = c.spec.sem > 0 ? c.spec.sem * std::hypot(sems[k], sems[l]) : 0.0;
+        const bool ok = c.spec.decreasing ? a >= b - slack : a <= b + slack;
         if (ok) continue;
         bad = true;
         double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
@@ -356,6 +369,7 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
   CheckResult r;
   r.claim = spec.claim;
   r.kind = spec.kind;
+  r.known_failure = spec.known_failure;
   const Context c{sweep, table, spec};
   try {
     if (spec.kind == "slope") check_slope(c, r);

@@ -110,19 +110,21 @@ std::string base64(const std::string& in) {
 }
 
 struct Totals {
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, known = 0;  // known: failures marked known_failure in the sweep
 };
 
 Totals count(const std::vector<SweepReport>& reports) {
   Totals t;
   for (const auto& r : reports) {
     if (!r.error.empty()) ++t.failed;
-    for (const auto& c : r.outcome.checks) ++(c.passed ? t.passed : t.failed);
+    for (const auto& c : r.outcome.checks) ++(c.passed ? t.passed : c.ok() ? t.known : t.failed);
   }
   return t;
 }
 
-std::string summary_line(const Totals& t) { return fmt::format("{} passed, {} failed", t.passed, t.failed); }
+std::string summary_line(const Totals& t) {
+  return fmt::format("{} passed, {} failed", t.passed, t.failed) + (t.known ? fmt::format(", {} known failures", t.known) : "");
+}
 
 void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
                     const fs::path& out_dir) {
@@ -141,7 +143,9 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
     if (r.outcome.checks.empty()) continue;
     md << "| | claim | measured | expected |\n|---|---|---|---|\n";
     for (const auto& c : r.outcome.checks)
-      md << "| " << (c.passed ? "PASS" : "**FAIL**") << " | " << cell(c.claim) << " | " << cell(c.measured) << " | "
+      md << "| " << (c.passed ? "PASS" : c.ok() ? "KNOWN FAIL" : "**FAIL**") << " | " << cell(c.claim)
+         << (c.passed || c.known_failure.empty() ? "" : " (known: " + cell(c.known_failure) + ")") << " | "
+         << cell(c.measured) << " | "
          << "`" << cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
     md << "\n";
   }
@@ -158,7 +162,7 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
     << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:960px;margin:2em auto;color:#222}"
        "table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
        "text-align:left;vertical-align:top}.pass{color:#1a7f37;font-weight:bold}.fail{color:#c62828;"
-       "font-weight:bold}.meta{color:#666}</style>\n"
+       "font-weight:bold}.known{color:#b26a00;font-weight:bold}.meta{color:#666}</style>\n"
     << "<h1>Reproducing " << html_escape(o.paper) << "</h1>\n<p class=\"meta\">Profile " << html_escape(o.profile)
     << ", " << now_text() << ". <b>" << summary_line(count(reports)) << "</b></p>\n";
   for (const auto& r : reports) {
@@ -174,7 +178,8 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
     if (r.outcome.checks.empty()) continue;
     h << "<table><tr><th></th><th>claim</th><th>measured</th><th>expected</th></tr>\n";
     for (const auto& c : r.outcome.checks)
-      h << "<tr><td class=\"" << (c.passed ? "pass\">PASS" : "fail\">FAIL") << "</td><td>" << html_escape(c.claim)
+      h << "<tr><td class=\"" << (c.passed ? "pass\">PASS" : c.ok() ? "known\">KNOWN FAIL" : "fail\">FAIL") << "</td><td>"
+        << html_escape(c.claim) << (c.passed || c.known_failure.empty() ? "" : " (known: " + html_escape(c.known_failure) + ")")
         << "</td><td>" << html_escape(c.measured) << "</td><td>" << html_escape(c.expected) << "</td></tr>\n";
     h << "</table>\n";
   }

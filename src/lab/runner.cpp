@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 
 bool RunOutcome::all_passed() const {
   for (const auto& c : checks)
-    if (!c.passed) return false;
+    if (!c.ok()) return false;
   return true;
 }
 
@@ -37,7 +37,7 @@ std::string outcome_summary(const RunOutcome& r) {
   std::string files = "results.jsonl";
   if (r.aggregated) files += ", summary.csv" + std::string(r.plotted ? ", plot.svg, plot.png" : "") + ", checks.json";
   std::size_t failed = 0;
-  for (const auto& c : r.checks) failed += !c.passed;
+  for (const auto& c : r.checks) failed += !c.ok();
   std::string out = r.out_dir + "/: " + files;
   if (!r.checks.empty())
     out += " (" + std::to_string(r.checks.size() - failed) + " checks passed, " + std::to_string(failed) + " failed)";

@@ -363,12 +363,18 @@ class Reader {
     const std::string name = "[[check]] #" + std::to_string(index + 1);
     const auto& t = table(n, name);
     const Keys kinds = {"slope", "below", "above", "ordered", "reaches", "optimum"};
-    Keys allowed = {"claim"};
+    Keys allowed = {"claim", "profiles", "known_failure"};
     allowed.insert(allowed.end(), kinds.begin(), kinds.end());
     allow_keys(t, allowed, name);
     CheckSpec c;
     if (!t.contains("claim")) fail(n, name + ": needs a claim (the paper's words)");
     c.claim = string(t.get("claim"), name + " claim");
+    if (auto kv = t.get("known_failure")) c.known_failure = string(kv, name + " known_failure");
+    if (auto pv = t.get("profiles")) {
+      const auto* list = pv->as_array();
+      if (!list || list->empty()) fail(pv, name + " profiles: a non-empty list of profile names, e.g. [\"quick\"]");
+      for (const auto& e : *list) c.profiles.push_back(string(&e, name + " profiles"));
+    }
     for (const auto& k : kinds)
       if (t.contains(k)) {
         if (!c.kind.empty()) fail(n, name + ": has both " + c.kind + " and " + k + "; use one per [[check]]");
@@ -382,7 +388,7 @@ class Reader {
     const std::map<std::string, Keys> extra = {{"slope", {"expect", "tol"}},
                                                {"below", {"bound"}},
                                                {"above", {"bound"}},
-                                               {"ordered", {"series", "order", "decreasing"}},
+                                               {"ordered", {"series", "order", "decreasing", "sem"}},
                                                {"reaches", {"threshold", "rising", "before", "after"}},
                                                {"optimum", {"series", "expect", "tol"}}};
     fields.insert(fields.end(), extra.at(c.kind).begin(), extra.at(c.kind).end());
@@ -421,6 +427,10 @@ class Reader {
         }
       }
       if (auto v = k.get("decreasing")) c.decreasing = boolean(v, key + " decreasing");
+      if (auto v = k.get("sem")) {
+        c.sem = number(v, key + " sem");
+        if (!(c.sem >= 0)) fail(v, key + " sem: a number of standard errors >= 0");
+      }
     } else {
       c.threshold = number(need("threshold"), key + " threshold");
       if (auto v = k.get("rising")) c.rising = boolean(v, key + " rising");
@@ -577,7 +587,13 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
   if (auto v = doc.get("check")) {
     const auto* arr = v->as_array();
     if (!arr) r.fail(v, "check: use [[check]] tables, one per claim");
-    for (std::size_t i = 0; i < arr->size(); ++i) s.checks.push_back(r.check(arr->get(i), i));
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      CheckSpec c = r.check(arr->get(i), i);
+      // A check limited to some profiles applies only under them ("default": the file as written).
+      const std::string current = profile.empty() || s.profile.empty() ? "default" : s.profile;
+      if (c.profiles.empty() || std::find(c.profiles.begin(), c.profiles.end(), current) != c.profiles.end())
+        s.checks.push_back(std::move(c));
+    }
   }
   expand_grid(s, registry);  // resolves every point now: bad values fail before anything runs
   return s;

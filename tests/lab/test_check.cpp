@@ -219,6 +219,39 @@ TEST(Check, OrderedWithACrossingFails) {
   EXPECT_NE(r.measured.find("at d=64"), std::string::npos) << r.measured;
 }
 
+TEST(Check, OrderedToleratesCrossingsWithinStandardErrors) {
+  HandTable h = power_law_table();
+  h.table.rows[2].mean[0] = 1.0;   // T=100 at d=64, sem 0.05 ...
+  h.table.rows[2].sem[0] = 0.05;
+  h.table.rows[6 + 2].mean[0] = 1.1;  // ... just above T=1000 there (sem 0.05): 0.1 apart
+  h.table.rows[6 + 2].sem[0] = 0.05;
+  CheckSpec c = ordered({"inf", "1000", "100"});
+  EXPECT_FALSE(run(h.table, c).passed);
+  c.sem = 2;  // slack 2 * hypot(0.05, 0.05) = 0.141 > 0.1
+  const auto r = run(h.table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.expected.find("within 2 standard errors"), std::string::npos) << r.expected;
+  c.sem = 1;  // slack 0.0707 < 0.1
+  EXPECT_FALSE(run(h.table, c).passed);
+}
+
+TEST(Check, KnownFailureIsReportedButDoesNotFail) {
+  CheckSpec c = ordered({"100", "inf"});  // wrong order: fails
+  c.known_failure = "too small a scale";
+  const auto r = run(power_law_table().table, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.ok());
+  EXPECT_STREQ(r.status(), "KNOWN FAIL");
+  EXPECT_EQ(r.line().rfind("KNOWN FAIL  claim:", 0), 0u) << r.line();
+  EXPECT_NE(r.line().find("[known: too small a scale]"), std::string::npos) << r.line();
+  EXPECT_EQ(r.to_json()["known_failure"], "too small a scale");
+  c.known_failure.clear();
+  EXPECT_FALSE(run(power_law_table().table, c).ok());
+  c.order = {"inf", "100"};
+  c.known_failure = "was known";
+  EXPECT_STREQ(run(power_law_table().table, c).status(), "PASS");  // a known failure that now passes
+}
+
 TEST(Check, OrderedSkipsXWhereASeriesIsMissing) {
   HandTable h = power_law_table();
   h.add({{"d", "2048"}, {"T", "inf"}}, 1e-5);

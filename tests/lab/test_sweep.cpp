@@ -213,6 +213,40 @@ N = 5000
   EXPECT_EQ(none.grid.size(), 2u);
 }
 
+TEST(SweepFile, ChecksLimitedToProfilesAndKnownFailures) {
+  const std::string text = std::string(kHead) + R"toml(
+[grid]
+d = [16, 32]
+[profile.quick]
+runs = 2
+[[check]]
+claim = "everywhere"
+below = { x = "d", y = "value", bound = "1e9" }
+[[check]]
+claim = "quick only"
+profiles = ["quick"]
+known_failure = "too small"
+ordered = { x = "d", y = "value", series = "N", order = ["1", "2"], sem = 2 }
+[[check]]
+claim = "as written"
+profiles = ["default", "paper"]
+above = { x = "d", y = "value", bound = "0" }
+)toml";
+  const Sweep quick = parse(text, "quick");
+  ASSERT_EQ(quick.checks.size(), 2u);
+  EXPECT_EQ(quick.checks[1].claim, "quick only");
+  EXPECT_EQ(quick.checks[1].known_failure, "too small");
+  EXPECT_EQ(quick.checks[1].sem, 2);
+  const Sweep plain = parse(text);
+  ASSERT_EQ(plain.checks.size(), 2u);
+  EXPECT_EQ(plain.checks[1].claim, "as written");
+  EXPECT_EQ(parse(text, "paper").checks.size(), 2u);  // not defined in the file: runs as written
+  expect_error(std::string(kHead) + "[[check]]\nclaim = \"c\"\nprofiles = []\nbelow = { x = \"d\", y = \"value\", bound = \"1\" }\n",
+               {"profiles"});
+  expect_error(std::string(kHead) + "[[check]]\nclaim = \"c\"\nordered = { x = \"d\", y = \"value\", series = \"N\", order = [\"1\", \"2\"], sem = -1 }\n",
+               {"sem"});
+}
+
 TEST(SweepFile, SetOverridesParamsRunsAndSeed) {
   const std::string text = std::string(kHead) + "runs = 5\n[params]\nN = 100\n[grid]\nd = [16, 32]\nT = [1, 2]\n";
   const Sweep s = parse(text, "", {"N=7", "d=64", "runs=2", "seed=9"});

@@ -73,6 +73,8 @@ struct PlotSpec {
 // Common fields: y (metric), x (param), where (param -> value), x_min/x_max (range of x).
 struct CheckSpec {
   std::string claim;  // the paper's words, with a figure/section reference
+  std::vector<std::string> profiles;  // when not empty: applies only under these profiles ("default": none)
+  std::string known_failure;          // why the claim is known not to reproduce here (reported, not fatal)
   std::string kind;
   std::string x, y;
   std::map<std::string, std::string> where;
@@ -86,6 +88,7 @@ struct CheckSpec {
   // are not compared). Empty: each value is its own group.
   std::vector<std::size_t> order_group;
   bool decreasing = false;                     // ordered: reverse the sense
+  double sem = 0;  // ordered: a pair counts as out of order only beyond sem x sqrt(sem_a^2 + sem_b^2)
   double threshold = 0;                        // reaches
   bool rising = false;                         // reaches: y >= threshold instead of <=
   std::optional<double> before, after;         // reaches
