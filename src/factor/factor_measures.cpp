@@ -79,7 +79,7 @@ Record train_run(const Params& prm, Stream& stream) {
   double N = 1, M = 1;
   for (uint32_t p : fs.input) N *= p;
   for (uint32_t q : fs.output) M *= q;
-  if (N * M > double(1u << 28)) throw InputError("factor.train: N x M above 2^28 entries (the table p(y|x) is stored)");
+  if (M > double(1u << 20)) throw InputError("factor.train: M above 2^20 outputs (a chunk's logits would not fit in memory)");
   TrainSpec ts;
   ts.setting = parse_setting(prm.choice("setting"));
   ts.d = static_cast<std::size_t>(prm.integer("d"));

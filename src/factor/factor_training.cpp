@@ -52,13 +52,13 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
   const bool train_embedding = !spec.factorized_embedding;
   const std::size_t first_trained = train_embedding ? 0 : net.w1_offset(0);
 
-  // Exact targets: the table p(y|x) and sum_y p log p per input.
-  std::vector<float> table(N * M);
-  task.table(table.data());
+  // Exact targets: rows of p(y|x) generated from the factors as needed (cheaper than streaming an
+  // N x M table every epoch), and sum_y p log p per input.
   std::vector<double> neg_entropy(N);
   for (std::size_t x = 0; x < N; ++x) neg_entropy[x] = -task.conditional_entropy(x);
   Targets soft;
-  soft.table = table.data(), soft.neg_entropy = neg_entropy.data();
+  soft.row = [&task](std::size_t x, float* out) { task.row(x, out); };
+  soft.neg_entropy = neg_entropy.data();
 
   // Inputs: training rows and test rows.
   std::vector<uint32_t> all(N), train_rows, test_rows;
@@ -136,7 +136,7 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
       }
     }
     const double lr = learning_rate(spec.schedule, spec.lr, static_cast<double>(t), static_cast<double>(spec.epochs));
-    adam.step(net.theta.data(), grad.data(), first_trained, net.size(), lr);
+    adam.step(net.theta.data(), grad.data(), first_trained, net.size(), lr, threads);
   }
   if (res.diverged) res.loss = res.train_loss = std::numeric_limits<double>::quiet_NaN();
   res.flops = static_cast<double>(spec.epochs) * per_epoch;

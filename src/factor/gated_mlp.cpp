@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "scalinglab/core/denormals.hpp"
 #include "scalinglab/core/parallel.hpp"
 
 namespace scalinglab::factor {
@@ -83,6 +84,7 @@ struct MlpEngine::Workspace {
   std::vector<MatRF> Z, U, A, G, S;
   std::vector<Eigen::VectorXf> rinv;
   MatRF logits, dZ, dU, dS, dA, dG;
+  std::vector<float> target;  // one generated target row
 };
 
 MlpEngine::MlpEngine(const MlpShape& shape) : shape_(shape) {}
@@ -95,6 +97,32 @@ std::size_t MlpEngine::chunk_rows() const {
 }
 
 namespace {
+
+// Sums in double of float data with 16 independent lanes: the compiler vectorises the conversion
+// and the additions without reassociating anything (Eigen's cast<double>() does not vectorise).
+constexpr std::size_t kLanes = 16;
+
+double sum_double(const float* a, std::size_t n) {
+  double acc[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) acc[k] += static_cast<double>(a[i + k]);
+  double total = 0;
+  for (; i < n; ++i) total += a[i];
+  for (double v : acc) total += v;
+  return total;
+}
+
+double dot_double(const float* a, const float* b, std::size_t n) {
+  double acc[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) acc[k] += static_cast<double>(a[i + k]) * static_cast<double>(b[i + k]);
+  double total = 0;
+  for (; i < n; ++i) total += static_cast<double>(a[i]) * b[i];
+  for (double v : acc) total += v;
+  return total;
+}
 
 // u = z / sqrt(mean(z^2) + eps) row by row; rinv holds the inverse RMS.
 void rms_forward(const MatRF& Z, MatRF& U, Eigen::VectorXf& rinv) {
@@ -167,17 +195,22 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
     const float top = row.maxCoeff();
     double dot = 0, psum = 0, label_logit = 0;
     const float* p = targets.table ? targets.table + x * M : nullptr;
+    if (targets.row) {
+      w.target.resize(M);
+      targets.row(x, w.target.data());
+      p = w.target.data();
+    }
     if (want_loss) {
       if (targets.labels) {
         label_logit = z[targets.labels[first_row + r]];
       } else {
-        const Eigen::Map<const Eigen::ArrayXf> pr(p, I(M));
-        dot = (pr.cast<double>() * row.cast<double>()).sum();
-        psum = pr.cast<double>().sum();
+        dot = dot_double(p, z, M);
+        psum = sum_double(p, M);
       }
     }
     row = (row - top).exp();
-    const double sum = row.cast<double>().sum();
+    // The normaliser in double for the loss; in float (vectorised) when only the gradient is needed.
+    const double sum = want_loss ? sum_double(z, M) : static_cast<double>(row.sum());
     if (want_loss) {
       const double lse = top + std::log(sum);
       // Cross-entropy lse - logit_y, or KL = sum p log p - sum p (logit - lse).
@@ -248,6 +281,7 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
   std::vector<double> shard_loss(shards, 0.0);
   const float scale = 1.0f / static_cast<float>(rows);
   parallel_for(shards, workers, [&](std::size_t s, int worker) {
+    const FlushDenormals ftz;
     const std::size_t begin = rows * s / shards, end = rows * (s + 1) / shards;
     float* g = nullptr;
     if (want_grad) {
@@ -267,10 +301,19 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
   loss = want_loss ? loss / static_cast<double>(rows) : std::numeric_limits<double>::quiet_NaN();
   if (!want_grad) return loss;
   // Fixed-order reductions: shards in index order, embedding rows in batch order.
+  // Each element sums the shards in index order, so splitting the elements over threads changes
+  // nothing.
   float* body_grad = grad + net.w1_offset(0);
-  std::copy(shard_grads_[0].begin(), shard_grads_[0].end(), body_grad);
-  for (std::size_t s = 1; s < shards; ++s)
-    for (std::size_t k = 0; k < body; ++k) body_grad[k] += shard_grads_[s][k];
+  constexpr std::size_t kBlock = 1 << 15;
+  parallel_for((body + kBlock - 1) / kBlock, workers, [&](std::size_t blk, int) {
+    const std::size_t lo = blk * kBlock, hi = std::min(body, lo + kBlock);
+    std::copy(shard_grads_[0].begin() + static_cast<std::ptrdiff_t>(lo), shard_grads_[0].begin() + static_cast<std::ptrdiff_t>(hi),
+              body_grad + lo);
+    for (std::size_t s = 1; s < shards; ++s) {
+      const float* src = shard_grads_[s].data();
+      for (std::size_t k = lo; k < hi; ++k) body_grad[k] += src[k];
+    }
+  });
   if (train_embedding) {
     std::fill(grad, grad + shape_.N * d, 0.0f);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -285,6 +328,7 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
 std::vector<float> MlpEngine::logits(const GatedMlp& net, const uint32_t* inputs, std::size_t rows) {
   std::vector<float> out(rows * shape_.M);
   if (workspaces_.empty()) workspaces_.resize(1);
+  const FlushDenormals ftz;
   for (std::size_t r = 0; r < rows; r += chunk_rows())
     run_chunk(net, inputs, std::min(chunk_rows(), rows - r), Targets{}, r, 1.0f, nullptr, nullptr, workspaces_[0], false,
               false, out.data());

@@ -129,9 +129,11 @@ TEST(FactorTask, TableIsTheProductOfFactors) {
   const FactorTask task(spec, s);
   ASSERT_EQ(task.N(), 12u);
   ASSERT_EQ(task.M(), 6u);
-  std::vector<float> table(task.N() * task.M());
+  std::vector<float> table(task.N() * task.M()), row(task.M());
   task.table(table.data());
   for (std::size_t x = 0; x < task.N(); ++x) {
+    task.row(x, row.data());
+    for (std::size_t y = 0; y < task.M(); ++y) EXPECT_NEAR(row[y], table[x * task.M() + y], 2e-7 * table[x * task.M() + y]);
     double sum = 0, entropy = 0;
     for (std::size_t y = 0; y < task.M(); ++y) {
       // Independent computation from the coordinates: p(y|x) = prod_j p(y_j | (x_i)_{i in I_j}).

@@ -59,7 +59,10 @@ def test_describe_text_is_the_measure_docstring():
 def test_eval_matches_cli_json():
     cases = [("memory.error", POINT),
              ("memory.error", dict(POINT, T="inf", runs=1, scheme="threshold", P="d/4", rho=0.37)),
-             ("memory.matrix", dict(N=20, d=8, T=100, runs=2, seed=1))]  # with a series
+             ("memory.matrix", dict(N=20, d=8, T=100, runs=2, seed=1)),  # with a series
+             ("factor.complexity", dict(input_factors="2,2,3,5", output_factors="4x2", parents=2, seed=2)),
+             ("factor.train", dict(input_factors="2x4", output_factors="4x2", d=8, epochs=50, evals=4, runs=2,
+                                   seed=1))]
     for measure, point in cases:
         ours = sl.eval(measure, threads=2, **point)
         theirs = cli_eval(measure, **point)

@@ -14,8 +14,9 @@ struct Adam {
   long t = 0;
 
   explicit Adam(std::size_t size) : m(size, 0.0f), v(size, 0.0f) {}
-  // One step on theta[begin, end) with gradient g (same indexing as theta).
-  void step(float* theta, const float* g, std::size_t begin, std::size_t end, double lr);
+  // One step on theta[begin, end) with gradient g (same indexing as theta); elementwise, so the
+  // split over `threads` does not change the result.
+  void step(float* theta, const float* g, std::size_t begin, std::size_t end, double lr, int threads = 1);
 };
 
 }  // namespace scalinglab::factor

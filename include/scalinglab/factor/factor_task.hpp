@@ -75,6 +75,8 @@ class FactorTask {
   // The full table p(y|x), N x M row-major (rows `first` .. `first + rows - 1` when given).
   void table(float* out) const;
   void table_rows(std::size_t first, std::size_t rows, float* out) const;
+  // One row p(.|x) in float, in place (no allocation): the training loop's target generator.
+  void row(std::size_t x, float* out) const;
   // H(Y | X = x) = sum_j H(Y_j | pa_j(x)) in nats.
   double conditional_entropy(std::size_t x) const;
   // y ~ p(.|x), factor by factor.

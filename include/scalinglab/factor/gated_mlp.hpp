@@ -15,6 +15,7 @@
 // is not trained.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ void set_factorized_embedding(GatedMlp& net, const std::vector<uint32_t>& input,
 // or hard labels (one per row of the batch).
 struct Targets {
   const float* table = nullptr;           // N x M; row x = p(.|x)
+  // Or a generator of the row p(.|x) (M floats), called once per batch row: saves streaming an
+  // N x M table from memory every epoch when rows are cheap to compute (a product of factors).
+  std::function<void(std::size_t x, float* row)> row;
   const double* neg_entropy = nullptr;    // N: sum_y p log p (so the soft loss is the KL); optional
   const uint32_t* labels = nullptr;       // one label per batch row (hard targets)
 };

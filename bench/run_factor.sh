@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The factor world's training step at the paper's size (N = M = 4096, d = 64, h = 128, L = 1)
+# against the same step in PyTorch, same thread count, same run: one full-batch compression epoch
+# and one single-pass step on a batch of 8192. Prints the time per step of each, the ratio, and our
+# FLOP rate as a fraction of the machine's sgemm rate (the paper's FLOP count). Needs a build and
+# python3-torch (scripts/install-deps.sh --bench).
+#   bench/run_factor.sh [reps=5] [threads=2] [build dir=build]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+reps=${1:-5}
+threads=${2:-2}
+build=${3:-$here/../build}
+ours=$("$build/bench/bench_factor_train" "$reps" "$threads")
+ref=$(OMP_NUM_THREADS=$threads /usr/bin/python3 "$here/reference/factor_train_torch.py" "$reps" "$threads")
+/usr/bin/python3 - "$ours" "$ref" <<'PY'
+import json, sys
+ours, ref = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"factor world, gated MLP N=M=4096 d=64 h=128 L=1, float32, threads={ours['threads']}, reps={ours['reps']} (medians); "
+      f"torch {ref['torch']}; sgemm {ours['sgemm_rate']/1e9:.1f} GFLOP/s")
+for name, o in ours["cases"].items():
+    r = ref["cases"][name]
+    ratio = r["seconds_per_step"] / o["seconds_per_step"]
+    frac = o["sgemm_fraction"]
+    print(f"({name}) batch {o['batch']}: scalinglab {o['seconds_per_step']*1e3:.1f} ms/step "
+          f"({o['flop_rate']/1e9:.1f} GFLOP/s, {100*frac:.0f}% of sgemm) | torch {r['seconds_per_step']*1e3:.1f} ms/step | "
+          f"ratio x{ratio:.2f}  [targets >= 2x: {'met' if ratio >= 2 else 'NOT met'}; >= 50% of sgemm: {'met' if frac >= 0.5 else 'NOT met'}]")
+PY
