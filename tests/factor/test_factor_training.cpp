@@ -23,11 +23,11 @@ FactorTask small_task(uint64_t seed, const char* in = "2x10", const char* out = 
 }  // namespace
 
 TEST(FactorTraining, SameResultsWhateverTheThreadCount) {
-  const FactorTask task = small_task(1);  // N = 1024: two shards of 512 rows
+  const FactorTask task = small_task(1, "2x11", "4x2");  // N = 2048: two shards of 1024 rows
   for (Setting setting : {Setting::compression, Setting::single_pass, Setting::generalization}) {
     TrainSpec spec;
     spec.setting = setting;
-    spec.d = 16, spec.h = 32, spec.epochs = 20, spec.batch = 1500, spec.evals = 5;
+    spec.d = 16, spec.h = 32, spec.epochs = 20, spec.batch = 2500, spec.evals = 5;
     spec.factorized_embedding = setting == Setting::generalization;
     spec.threads = 1;
     Stream a(5), b(5);
