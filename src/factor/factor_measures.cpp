@@ -3,11 +3,14 @@
 #include "scalinglab/factor/factor_measures.hpp"
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/parallel.hpp"
 #include "scalinglab/factor/factor_task.hpp"
 #include "scalinglab/factor/factor_training.hpp"
+#include "scalinglab/lab/progress.hpp"
 
 namespace scalinglab {
 
@@ -93,12 +96,13 @@ Record train_run(const Params& prm, Stream& stream) {
   ts.batch = static_cast<std::size_t>(prm.integer("batch"));
   ts.gamma = prm.real("gamma");
   ts.evals = static_cast<std::size_t>(prm.integer("evals"));
+  const double samples_per_epoch = ts.setting == Setting::single_pass    ? static_cast<double>(ts.batch)
+                                   : ts.setting == Setting::compression ? N
+                                                                        : std::round(ts.gamma * N);
+  const double flops_per_epoch = samples_per_epoch * flops_per_sample(ts.d, ts.h, ts.L, static_cast<std::size_t>(M));
   const double C = prm.real("C");
   if (C > 0) {
-    const double samples = ts.setting == Setting::single_pass    ? static_cast<double>(ts.batch)
-                           : ts.setting == Setting::compression ? N
-                                                                : std::round(ts.gamma * N);
-    ts.epochs = static_cast<std::size_t>(std::max(1.0, std::round(C / (samples * flops_per_sample(ts.d, ts.h, ts.L, static_cast<std::size_t>(M))))));
+    ts.epochs = static_cast<std::size_t>(std::max(1.0, std::round(C / flops_per_epoch)));
   } else {
     ts.epochs = static_cast<std::size_t>(prm.real("epochs"));
   }
@@ -110,11 +114,20 @@ Record train_run(const Params& prm, Stream& stream) {
       throw InputError(std::string("factor.train: ") + e.what());
     }
   }();
+  // A long run that has the machine to itself (eval, runs = 1) reports its epochs on stderr: a bar
+  // on a terminal, a line every 10% or 30 s otherwise. Runs inside a parallel sweep stay silent
+  // (the sweep reports tasks).
+  std::unique_ptr<Progress> progress;
+  if (task_threads() > 1 && static_cast<double>(ts.epochs) * flops_per_epoch > 2e11) {
+    progress = std::make_unique<Progress>(ts.epochs, 0, "factor.train", false, "epochs");
+    ts.on_epoch = [&progress] { progress->advance(); };
+  }
   try {
     res = train(task, ts, train_stream);
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("factor.train: ") + e.what());
   }
+  if (progress) progress->finish();
   double entropy = 0;
   for (std::size_t x = 0; x < task.N(); ++x) entropy += task.conditional_entropy(x);
   const double body = static_cast<double>(ts.L * 3 * ts.d * ts.h) + M * static_cast<double>(ts.d);

@@ -137,6 +137,7 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
     }
     const double lr = learning_rate(spec.schedule, spec.lr, static_cast<double>(t), static_cast<double>(spec.epochs));
     adam.step(net.theta.data(), grad.data(), first_trained, net.size(), lr, threads);
+    if (spec.on_epoch) spec.on_epoch();
   }
   if (res.diverged) res.loss = res.train_loss = std::numeric_limits<double>::quiet_NaN();
   res.flops = static_cast<double>(spec.epochs) * per_epoch;

@@ -7,16 +7,16 @@
 
 namespace scalinglab {
 
-Progress::Progress(std::size_t total, std::size_t done, std::string label, bool quiet)
-    : Progress(total, done, std::move(label),
-               quiet ? Mode::Off : (::isatty(STDERR_FILENO) ? Mode::Bar : Mode::Lines)) {}
+Progress::Progress(std::size_t total, std::size_t done, std::string label, bool quiet, std::string unit)
+    : Progress(total, done, std::move(label), quiet ? Mode::Off : (::isatty(STDERR_FILENO) ? Mode::Bar : Mode::Lines),
+               std::move(unit)) {}
 
-Progress::Progress(std::size_t total, std::size_t done, std::string label, Mode mode)
-    : total_(total), done_(done), resumed_(done), label_(std::move(label)), mode_(mode) {
+Progress::Progress(std::size_t total, std::size_t done, std::string label, Mode mode, std::string unit)
+    : total_(total), done_(done), resumed_(done), label_(std::move(label)), unit_(std::move(unit)), mode_(mode) {
   start_ = last_draw_ = Clock::now();
   last_decile_ = total_ ? done_ * 10 / total_ : 10;
   if (mode_ == Mode::Lines) {
-    std::fprintf(stderr, "%s: %zu tasks%s\n", label_.c_str(), total_ - done_,
+    std::fprintf(stderr, "%s: %zu %s%s\n", label_.c_str(), total_ - done_, unit_.c_str(),
                  done_ ? (" to run (" + std::to_string(done_) + " already done)").c_str() : " to run");
   } else if (mode_ == Mode::Bar) {
     draw(false);
@@ -41,7 +41,7 @@ std::string Progress::status(double elapsed) const {
   const double eta = ran ? elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done_) : NAN;
   const int pct = total_ ? static_cast<int>(100 * done_ / total_) : 100;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%zu/%zu tasks %3d%%  elapsed %s  ETA %s", done_, total_, pct,
+  std::snprintf(buf, sizeof buf, "%zu/%zu %s %3d%%  elapsed %s  ETA %s", done_, total_, unit_.c_str(), pct,
                 duration(elapsed).c_str(), done_ == total_ ? "0s" : duration(eta).c_str());
   return buf;
 }

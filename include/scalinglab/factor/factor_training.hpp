@@ -8,6 +8,7 @@
 // averaged over the inputs concerned (uniform p(x)). FLOPs follow the paper's Supplement: per sample,
 // forward 6 L d h + 2 d M, backward twice that.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct TrainSpec {
   double gamma = 0.9;        // generalization only: observed fraction of the inputs
   std::size_t evals = 30;    // log-spaced evaluation epochs (plus epoch 0)
   int threads = 0;           // inside the run; the result does not depend on it
+  std::function<void()> on_epoch;  // called after every optimizer step (progress reports)
 };
 
 // Forward + backward FLOPs per training sample (the paper's count).

@@ -12,9 +12,11 @@ class Progress {
  public:
   enum class Mode { Off, Bar, Lines };
 
-  // `total` tasks of which `done` are already finished (resumed); `label` prefixes every line.
-  Progress(std::size_t total, std::size_t done, std::string label, bool quiet);
-  Progress(std::size_t total, std::size_t done, std::string label, Mode mode);  // tests: force a mode
+  // `total` tasks of which `done` are already finished (resumed); `label` prefixes every line;
+  // `unit` names what is counted.
+  Progress(std::size_t total, std::size_t done, std::string label, bool quiet, std::string unit = "tasks");
+  Progress(std::size_t total, std::size_t done, std::string label, Mode mode,
+           std::string unit = "tasks");  // tests: force a mode
   ~Progress();
 
   void advance();  // one more task finished; thread-safe
@@ -29,7 +31,7 @@ class Progress {
 
   using Clock = std::chrono::steady_clock;
   std::size_t total_, done_, resumed_;
-  std::string label_;
+  std::string label_, unit_ = "tasks";
   Mode mode_;
   Clock::time_point start_, last_draw_;
   std::size_t last_decile_ = 0;
