@@ -166,8 +166,8 @@ void register_factor_measures(Registry& reg) {
     m.params = graph_params();
     m.metrics = {{"chi", "statistical complexity sum_j q_j |pa_j| (SC)"},
                  {"chi_bar", "approximation complexity sum_j min(|pa_j|, q_j) (AC)"},
-                 {"chi_mean", "expectation of chi over the random parent graph"},
-                 {"chi_bar_mean", "expectation of chi_bar over the random parent graph"},
+                 {"chi_mean", "expectation of chi over the random parent graph (absent above 24 input factors)"},
+                 {"chi_bar_mean", "expectation of chi_bar over the random parent graph (absent above 24 input factors)"},
                  {"N", "number of inputs prod p_i"},
                  {"M", "number of outputs prod q_j"},
                  {"P", "sum p_i"},
