@@ -151,7 +151,7 @@ void rms_backward(const MatRF& dU, const MatRF& U, const Eigen::VectorXf& rinv, 
 
 double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::size_t rows, const Targets& targets,
                             std::size_t first_row, float scale, float* grad, float* dz0, Workspace& w, bool want_grad,
-                            bool want_loss, float* logits_out) {
+                            bool want_loss, float* logits_out, bool overwrite_grad) {
   const std::size_t d = shape_.d, h = shape_.h, L = shape_.L, M = shape_.M;
   const Idx b = I(rows);
   if (w.Z.size() != L + 1) {
@@ -229,9 +229,16 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
   }
   if (!want_grad) return loss;
 
-  // Backward. The chunk's contributions are added to the shard's gradient buffer.
+  // Backward. The chunk's contributions are added to the shard's gradient buffer (written by the
+  // shard's first chunk, which saves zeroing the buffer).
+  auto add = [overwrite_grad](Map dst, const auto& product) {
+    if (overwrite_grad)
+      dst.noalias() = product;
+    else
+      dst.noalias() += product;
+  };
   Map gWout(grad + net.w_out_offset(), I(M), I(d));
-  gWout.noalias() += w.logits.transpose() * w.U[L];
+  add(gWout, w.logits.transpose() * w.U[L]);
   w.dU.resize(b, I(d));
   w.dU.noalias() = w.logits * Wout;
   w.dZ.resize(b, I(d));
@@ -241,7 +248,7 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
         W2(net.theta.data() + net.w2_offset(l), I(d), I(h));
     Map gW1(grad + net.w1_offset(l), I(h), I(d)), gW3(grad + net.w3_offset(l), I(h), I(d)),
         gW2(grad + net.w2_offset(l), I(d), I(h));
-    gW2.noalias() += w.dZ.transpose() * w.S[l];
+    add(gW2, w.dZ.transpose() * w.S[l]);
     w.dS.resize(b, I(h));
     w.dS.noalias() = w.dZ * W2;
     w.dA.resize(b, I(h)), w.dG.resize(b, I(h));
@@ -255,8 +262,8 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
       w.dG.array() = w.dS.array() * s;
       w.dA.array() = w.dS.array() * w.G[l].array() * s * (1.0f - s);
     }
-    gW1.noalias() += w.dA.transpose() * w.U[l];
-    gW3.noalias() += w.dG.transpose() * w.U[l];
+    add(gW1, w.dA.transpose() * w.U[l]);
+    add(gW3, w.dG.transpose() * w.U[l]);
     w.dU.noalias() = w.dA * W1;
     w.dU.noalias() += w.dG * W3;
     rms_backward(w.dU, w.U[l], w.rinv[l], w.dZ, true);
@@ -287,14 +294,14 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
     float* g = nullptr;
     if (want_grad) {
       // The shard's buffer covers the body only; offsets are shifted by the embedding's size.
-      shard_grads_[s].assign(body, 0.0f);
+      shard_grads_[s].resize(body);
       g = shard_grads_[s].data() - net.w1_offset(0);
     }
     double loss = 0;
     for (std::size_t r = begin; r < end; r += chunk)
       loss += run_chunk(net, inputs, std::min(chunk, end - r), targets, r, scale, g,
                         want_grad && train_embedding ? dz0_.data() : nullptr, workspaces_[static_cast<std::size_t>(worker)],
-                        want_grad, want_loss, nullptr);
+                        want_grad, want_loss, nullptr, r == begin);
     shard_loss[s] = loss;
   });
   double loss = 0;
@@ -332,7 +339,7 @@ std::vector<float> MlpEngine::logits(const GatedMlp& net, const uint32_t* inputs
   const FlushDenormals ftz;
   for (std::size_t r = 0; r < rows; r += chunk_rows())
     run_chunk(net, inputs, std::min(chunk_rows(), rows - r), Targets{}, r, 1.0f, nullptr, nullptr, workspaces_[0], false,
-              false, out.data());
+              false, out.data(), true);
   return out;
 }
 

@@ -87,7 +87,7 @@ class MlpEngine {
   std::size_t chunk_rows() const;
   double run_chunk(const GatedMlp& net, const uint32_t* inputs, std::size_t rows, const Targets& targets,
                    std::size_t first_row, float scale, float* grad_shard, float* dz0, Workspace& w, bool want_grad,
-                   bool want_loss, float* logits_out);
+                   bool want_loss, float* logits_out, bool overwrite_grad);
   MlpShape shape_;
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<float>> shard_grads_;
