@@ -96,10 +96,8 @@ Record train_run(const Params& prm, Stream& stream) {
   ts.batch = static_cast<std::size_t>(prm.integer("batch"));
   ts.gamma = prm.real("gamma");
   ts.evals = static_cast<std::size_t>(prm.integer("evals"));
-  const double samples_per_epoch = ts.setting == Setting::single_pass    ? static_cast<double>(ts.batch)
-                                   : ts.setting == Setting::compression ? N
-                                                                        : std::round(ts.gamma * N);
-  const double flops_per_epoch = samples_per_epoch * flops_per_sample(ts.d, ts.h, ts.L, static_cast<std::size_t>(M));
+  const double flops_per_epoch = static_cast<double>(samples_per_epoch(ts, static_cast<std::size_t>(N))) *
+                                 flops_per_sample(ts.d, ts.h, ts.L, static_cast<std::size_t>(M));
   const double C = prm.real("C");
   if (C > 0) {
     ts.epochs = static_cast<std::size_t>(std::max(1.0, std::round(C / flops_per_epoch)));

@@ -202,21 +202,7 @@ double FactorTask::probability(std::size_t x, std::size_t y) const {
 void FactorTask::table(float* out) const { table_rows(0, N_, out); }
 
 void FactorTask::table_rows(std::size_t first, std::size_t rows, float* out) const {
-  std::vector<double> cur(M_), next(M_);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t x = first + r;
-    // Outer product of the factor vectors, first factor fastest: cur[s + S t] = cur[s] v_j[t].
-    std::size_t S = 1;
-    cur[0] = 1;
-    for (std::size_t j = 0; j < output_.size(); ++j) {
-      const double* v = &cond_[j][parent_configuration(x, j) * output_[j]];
-      for (std::size_t t = 0; t < output_[j]; ++t)
-        for (std::size_t s = 0; s < S; ++s) next[s + S * t] = cur[s] * v[t];
-      S *= output_[j];
-      std::swap(cur, next);
-    }
-    for (std::size_t y = 0; y < M_; ++y) out[r * M_ + y] = static_cast<float>(cur[y]);
-  }
+  for (std::size_t r = 0; r < rows; ++r) row(first + r, out + r * M_);
 }
 
 void FactorTask::row(std::size_t x, float* out) const {

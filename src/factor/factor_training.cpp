@@ -23,6 +23,15 @@ double flops_per_sample(std::size_t d, std::size_t h, std::size_t L, std::size_t
   return 3 * forward;
 }
 
+std::size_t samples_per_epoch(const TrainSpec& spec, std::size_t N) {
+  switch (spec.setting) {
+    case Setting::single_pass: return spec.batch;
+    case Setting::compression: return N;
+    case Setting::generalization: return static_cast<std::size_t>(std::llround(spec.gamma * static_cast<double>(N)));
+  }
+  return N;
+}
+
 std::vector<std::size_t> evaluation_epochs(std::size_t T, std::size_t count) {
   std::vector<std::size_t> e{0};
   const double top = std::log(static_cast<double>(std::max<std::size_t>(T, 1)));
@@ -66,7 +75,7 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
   if (spec.setting == Setting::generalization) {
     std::vector<uint32_t> perm = all;
     for (std::size_t i = N; i > 1; --i) std::swap(perm[i - 1], perm[split.below(i)]);
-    const auto seen = static_cast<std::size_t>(std::llround(spec.gamma * static_cast<double>(N)));
+    const std::size_t seen = samples_per_epoch(spec, N);
     if (seen < 1 || seen >= N)
       throw std::invalid_argument("gamma * N must leave at least one observed and one unobserved input");
     train_rows.assign(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(seen));
@@ -82,7 +91,7 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
   Targets hard;
 
   TrainResult res;
-  res.samples_per_epoch = static_cast<double>(fresh_batches ? spec.batch : train_rows.size());
+  res.samples_per_epoch = static_cast<double>(samples_per_epoch(spec, N));
   res.observed = train_rows.size();
   const double per_epoch = res.samples_per_epoch * flops_per_sample(spec.d, spec.h, spec.L, M);
 

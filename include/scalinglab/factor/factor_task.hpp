@@ -72,7 +72,7 @@ class FactorTask {
   uint32_t parent_configuration(std::size_t x, std::size_t j) const;  // c_j(x) in [0, |pa_j|)
 
   double probability(std::size_t x, std::size_t y) const;  // p(y|x), by the product (FH)
-  // The full table p(y|x), N x M row-major (rows `first` .. `first + rows - 1` when given).
+  // The full table p(y|x), N x M row-major (rows `first` .. `first + rows - 1` when given), row() by row().
   void table(float* out) const;
   void table_rows(std::size_t first, std::size_t rows, float* out) const;
   // One row p(.|x) in float, in place (no allocation): the training loop's target generator.

@@ -39,6 +39,9 @@ struct TrainSpec {
 
 // Forward + backward FLOPs per training sample (the paper's count).
 double flops_per_sample(std::size_t d, std::size_t h, std::size_t L, std::size_t M);
+// Training samples per epoch: the batch (single pass), N (compression) or the round(gamma N)
+// observed inputs (generalization).
+std::size_t samples_per_epoch(const TrainSpec& spec, std::size_t N);
 
 struct TrainResult {
   std::vector<double> curve_epoch, curve_loss, curve_flops;  // test loss after curve_epoch epochs
