@@ -15,10 +15,16 @@ struct Expression::Node {
   double value = 0;
   std::string name;  // variable or function name; operator for Unary/Binary
   std::vector<std::shared_ptr<const Node>> args;
+  int depth = 1;     // of the tree below: evaluation recurses this deep
 };
 
 namespace {
 using NodeP = std::shared_ptr<const Expression::Node>;
+
+// Parsing and evaluation recurse; these bounds keep a hostile formula ("((((...", "-----...",
+// "1+1+1+...") from exhausting the stack. Real formulas nest a few levels.
+constexpr int kMaxNesting = 200;
+constexpr int kMaxTreeDepth = 1000;
 
 class Parser {
  public:
@@ -45,7 +51,21 @@ class Parser {
     }
     return false;
   }
-  static NodeP make(Expression::Node n) { return std::make_shared<const Expression::Node>(std::move(n)); }
+  NodeP make(Expression::Node n) {
+    for (const auto& a : n.args) n.depth = std::max(n.depth, a->depth + 1);
+    if (n.depth > kMaxTreeDepth)
+      fail("too long a chain of operations (more than " + std::to_string(kMaxTreeDepth) + " levels)");
+    return std::make_shared<const Expression::Node>(std::move(n));
+  }
+  // Counts the parser's recursion (every cycle of the grammar passes through unary()).
+  struct Nesting {
+    Parser& p;
+    explicit Nesting(Parser& parser) : p(parser) {
+      if (++p.nesting_ > kMaxNesting)
+        p.fail("nested too deeply (more than " + std::to_string(kMaxNesting) + " levels of parentheses, signs or powers)");
+    }
+    ~Nesting() { --p.nesting_; }
+  };
   NodeP binary(const char* op, NodeP a, NodeP b) {
     return make({Expression::Node::Binary, 0, op, {std::move(a), std::move(b)}});
   }
@@ -79,6 +99,7 @@ class Parser {
     }
   }
   NodeP unary() {
+    const Nesting guard(*this);
     if (eat('-')) return make({Expression::Node::Unary, 0, "-", {unary()}});
     if (eat('+')) return unary();
     return power();
@@ -127,6 +148,7 @@ class Parser {
   }
   const std::string& s_;
   std::size_t i_ = 0;
+  int nesting_ = 0;
 };
 
 double call(const std::string& expr, const std::string& f, const std::vector<double>& a) {

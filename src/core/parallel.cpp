@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <exception>
+#include <cstdio>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -42,7 +44,19 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   };
   const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), n));
   std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  for (int w = 1; w < workers; ++w) {
+    try {
+      pool.emplace_back(work, w);
+    } catch (const std::system_error& e) {
+      // Out of threads (or of memory for their stacks): the workers started so far, and this
+      // thread, do all the tasks. Reported once per process; results do not depend on the count.
+      static std::atomic<bool> reported{false};
+      if (!reported.exchange(true))
+        std::fprintf(stderr, "scalinglab: warning: could start only %d of %d worker threads (%s); going on with %d\n",
+                     w, workers, e.what(), w);
+      break;
+    }
+  }
   work(0);
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);

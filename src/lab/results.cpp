@@ -9,11 +9,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 
 namespace scalinglab {
 
@@ -37,7 +39,7 @@ double number_from_json(const nlohmann::json& j) {
   throw InputError("expected a number, got " + j.dump());
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() { return system_error_text(errno); }
 
 // A line is a task when it parses as one; used for the cut-off last line.
 bool is_task_line(const std::string& line) {
@@ -91,11 +93,9 @@ TaskResult task_from_json(const nlohmann::json& j) {
 }
 
 std::vector<TaskResult> read_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  const std::string text = read_file(path, std::uint64_t{1} << 40, "results file");
   std::vector<TaskResult> out;
   std::size_t start = 0, line_no = 0;
   while (start < text.size()) {
@@ -143,7 +143,7 @@ ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
     line_start = from;
   }
   if (is_task_line(tail)) {
-    if (::write(fd_, "\n", 1) != 1) throw std::runtime_error("cannot write " + path + ": " + errno_text());
+    if (::write(fd_, "\n", 1) != 1) throw InputError("cannot write " + path + ": " + errno_text());
   } else if (::ftruncate(fd_, line_start) != 0) {
     throw InputError("cannot truncate the cut-off last line of " + path + ": " + errno_text());
   }
@@ -158,8 +158,9 @@ void ResultsWriter::append(const TaskResult& t) {
   std::lock_guard<std::mutex> lock(mutex_);
   // One write(2) of the whole line: with O_APPEND a concurrent or killed writer never interleaves.
   const ssize_t n = ::write(fd_, line.data(), line.size());
+  // Read errno at once: a full disk must be reported as such (exit 2: the user can free space).
   if (n != static_cast<ssize_t>(line.size()))
-    throw std::runtime_error("cannot append to " + path_ + ": " + (n < 0 ? errno_text() : "short write"));
+    throw InputError("cannot append to " + path_ + ": " + (n < 0 ? errno_text() : "short write (disk full?)"));
 }
 
 }  // namespace scalinglab

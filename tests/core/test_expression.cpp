@@ -72,3 +72,28 @@ TEST(Expression, ComparisonsGiveOneOrZero) {
   EXPECT_EQ(v("0.5*(2 > 1) + 0.25*(2 < 1)"), 0.5);
   EXPECT_EQ(v("max(1 < 2, 0)"), 1.0);
 }
+
+// Hostile nesting ends in an InputError, never a stack overflow; realistic nesting still parses.
+TEST(Expression, NestingIsBounded) {
+  auto message = [](const std::string& text) -> std::string {
+    try {
+      Expression e(text);
+    } catch (const InputError& err) {
+      return err.what();
+    }
+    return "";
+  };
+  EXPECT_NE(message(std::string(100000, '(') + "1" + std::string(100000, ')')).find("nested too deeply"), std::string::npos);
+  EXPECT_NE(message(std::string(100000, '-') + "1").find("nested too deeply"), std::string::npos);
+  std::string power = "2", sum = "1", call = "1";
+  for (int i = 0; i < 50000; ++i) power += "^1", sum += "+1";
+  for (int i = 0; i < 5000; ++i) call = "abs(" + call + ")";
+  EXPECT_NE(message(power).find("nested too deeply"), std::string::npos);
+  EXPECT_NE(message(sum).find("too long a chain"), std::string::npos);
+  EXPECT_NE(message(call).find("nested too deeply"), std::string::npos);
+  // 150 levels of parentheses and a chain of 900 operations are fine, and evaluate.
+  EXPECT_EQ(ev(std::string(150, '(') + "2" + std::string(150, ')')), 2.0);
+  std::string ok = "0";
+  for (int i = 0; i < 900; ++i) ok += "+1";
+  EXPECT_EQ(ev(ok), 900.0);
+}

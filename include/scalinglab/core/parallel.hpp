@@ -11,7 +11,8 @@ int resolve_threads(int threads);
 
 // Calls fn(i, worker) for every i; `worker` in [0, threads) identifies the calling thread (for
 // per-thread scratch space). Returns when all tasks are done or one threw (remaining tasks are
-// skipped; the exception is rethrown).
+// skipped; the exception is rethrown). When the system refuses to start a thread, the threads
+// already started and the caller do the work (with a warning on stderr): nothing is lost.
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t i, int worker)>& fn);
 
 // Limits the BLAS to `n` threads (tasks already run in parallel, so nested BLAS threads would

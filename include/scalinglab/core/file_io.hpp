@@ -1,0 +1,28 @@
+#pragma once
+// Reading and writing whole files with errors a user can act on. Reads refuse what is not a
+// regular file (a device such as /dev/zero would be read forever) and files past a size limit;
+// writes go to a uniquely named temporary next to the target and are renamed over it, so a reader
+// or a concurrent process sees the old file or the new one, never a mix, and a full disk is
+// reported as such ("no space left on device") rather than as a generic failure.
+#include <cstdint>
+#include <string>
+
+namespace scalinglab {
+
+// The whole of a regular file. InputError naming `what` and the path when it is missing, not a
+// regular file, larger than `max_bytes`, or unreadable.
+std::string read_file(const std::string& path, std::uint64_t max_bytes, const std::string& what = "file");
+
+// Replaces `path` with `text` (temporary + rename). InputError with the system's reason on failure;
+// nothing is left behind but the old file.
+void write_file(const std::string& path, const std::string& text);
+
+// A sentence for an errno value: strerror's text in lower case ("no space left on device").
+std::string system_error_text(int err);
+
+// Limits on what is read: sweep and protocol files, and small metadata files (run.json).
+inline constexpr std::uint64_t kMaxSweepFileBytes = 16ull << 20;
+// CSV tables for the fitters.
+inline constexpr std::uint64_t kMaxTableBytes = 1ull << 30;
+
+}  // namespace scalinglab

@@ -1,0 +1,76 @@
+#include "scalinglab/core/file_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "scalinglab/core/error.hpp"
+
+namespace scalinglab {
+
+std::string system_error_text(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+std::string read_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw InputError(path + ": cannot read the " + what + ": " + system_error_text(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(path + ": cannot read the " + what + ": " + system_error_text(errno));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": not a regular file (a " + what + " is expected, not a directory, device or pipe)");
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
+    throw InputError(path + ": " + std::to_string(st.st_size) + " bytes is more than the " + std::to_string(max_bytes) +
+                     " a " + what + " may have");
+  std::string text;
+  text.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path + ": cannot read the " + what + ": " + system_error_text(errno));
+    if (n == 0) break;  // shrank while reading: keep what is there
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  static std::atomic<unsigned> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError("cannot write " + path + ": " + system_error_text(errno));
+  int err = 0;
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  // The error is read right after the call that failed: close() may report a delayed ENOSPC.
+  if (::close(fd) != 0 && !err) err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    throw InputError("cannot write " + path + ": " + system_error_text(err));
+  }
+}
+
+}  // namespace scalinglab
