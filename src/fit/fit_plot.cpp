@@ -59,7 +59,7 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
     }
     pre = block("pts", pts) + block("curve", curve) + block("res", res) + "set grid\nset key top right\n";
     mp = "set multiplot layout 1,2\nunset logscale\nset autoscale y\nset logscale xy\nset xlabel 'x'\nset ylabel 'loss'\n"
-         "set title " + gp_quoted(law.name + ": " + law.formula) + "\n"
+         "set title " + gp_string(law.name + ": " + law.formula) + "\n"
          "plot $pts with points pt 7 ps 0.6 lc rgb '#1f77b4' title 'data', $curve with lines lw 2 lc rgb '#d62728' title 'fit'\n"
          "unset logscale y\nset ylabel 'log residual (fit - data)'\nset title 'residuals'\n"
          "plot $res with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, 0 with lines lc rgb 'black' notitle\n"
@@ -100,11 +100,11 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
   mp = "set multiplot layout 1,3\nunset logscale\nset colorbox\n"
        "set logscale xy\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key top right\n" +
        fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin * 0.9, *lmax * 1.15) +
-       "set title " + gp_quoted("IsoFLOP curves of the fitted " + law.name + " law") + "\n"
+       "set title " + gp_string("IsoFLOP curves of the fitted " + law.name + " law") + "\n"
        "plot $curves with lines lw 1.5 lc palette notitle, $pts with points pt 7 ps 0.5 lc palette notitle, "
        "$opt with lines dt 2 lw 2 lc rgb 'black' title 'optimum'\n"
        "unset colorbox\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
-       "set title " + gp_quoted(fmt::format("frontier: N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}", fit.value("a"), fit.value("b"))) + "\n"
+       "set title " + gp_string(fmt::format("frontier: N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}", fit.value("a"), fit.value("b"))) + "\n"
        "plot " + std::string(boot ? fmt::format("$frontier using 1:3:4 with filledcurves lc rgb '#9ecae1' fs transparent solid 0.5 "
                                                 "title '{:.0f}% bootstrap band', ", 100 * level)
                                   : "") +
@@ -147,7 +147,7 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
       "plot $parabolas using 1:2:3 with lines lw 1.5 lc palette notitle, $pts using 1:2:3 with points pt 7 ps 0.6 lc palette notitle, "
       "$minima using 1:2 with points pt 6 ps 1.6 lw 2 lc rgb 'black' title 'parabola minimum'\n"
       "unset colorbox\nset logscale xy\nset autoscale y\nset key top left\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
-      "set title " + gp_quoted(fmt::format("N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}{}", fit.a(), fit.b(),
+      "set title " + gp_string(fmt::format("N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}{}", fit.a(), fit.b(),
                                            boot ? fmt::format(" (a in [{:.3f}, {:.3f}])", boot->a.lo, boot->a.hi) : "")) + "\n"
       "plot $minima using 3:1 with points pt 7 ps 1 lc rgb '#1f77b4' title 'N_{opt} of slices', "
       "$line using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'fit', "

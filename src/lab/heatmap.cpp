@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "scalinglab/lab/panels.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/lab/plot.hpp"
 
 namespace scalinglab {
@@ -55,38 +55,39 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
   const fs::path base = fs::path(out_dir) / name;
   {
     // One gnuplot "matrix" block per panel, separated by two blank lines (index i).
-    std::ofstream dat(base.string() + ".dat");
+    std::ostringstream dat;
     dat << "# " << plot.matrix << " (" << plot.rows << " rows x " << plot.cols << " columns), one block per panel\n";
     for (const auto& p : panels) {
-      dat << "# " << p.title << "\n";
+      dat << "# " << gp_comment(p.title) << "\n";
       for (std::size_t r = 0; r < p.rows; ++r) {
         for (std::size_t c = 0; c < p.cols; ++c) dat << (c ? " " : "") << (*p.values)[r * p.cols + c];
         dat << "\n";
       }
       dat << "\n\n";
     }
+    write_file(base.string() + ".dat", dat.str());
   }
   const std::size_t n = panels.size();
   const auto [nrows, ncols] = panel_grid(n, plot.columns);
   const int width = static_cast<int>(380 * ncols + 40), height = static_cast<int>(260 * nrows + 60);
   std::ostringstream mp;
-  mp << "set multiplot layout " << nrows << "," << ncols << " title " << gp_quoted(plot.title.empty() ? title : plot.title)
+  mp << "set multiplot layout " << nrows << "," << ncols << " title " << gp_string(plot.title.empty() ? title : plot.title)
      << "\n";
   for (std::size_t i = 0; i < n; ++i) {
     const auto& p = panels[i];
     double amax = 0;
     for (double v : *p.values) amax = std::max(amax, std::fabs(v));
     if (!(amax > 0)) amax = 1;  // symmetric colour range: white is 0
-    mp << "set title " << gp_quoted(gp_plain(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
+    mp << "set title " << gp_string(gp_literal_markup(p.title)) << "\nset cbrange [" << -amax << ":" << amax << "]\n"
        << "set cbtics (" << -amax << ", 0, " << amax << ") format \"%.2g\"\n"
        << "set xrange [-0.5:" << p.cols - 0.5 << "]\nset yrange [" << p.rows - 0.5 << ":-0.5]\n"
-       << "plot " << gp_quoted(name + ".dat") << " index " << i << " matrix with image\n";
+       << "plot " << gp_string(name + ".dat") << " index " << i << " matrix with image\n";
   }
   mp << "unset multiplot\n";
   const std::string preamble = "set palette defined (-1 \"#2166ac\", 0 \"#f7f7f7\", 1 \"#b2182b\")\n"
                                "unset key\nset tics out nomirror\nset size ratio -1\nset xlabel " +
-                               gp_quoted(plot.xlabel.empty() ? plot.cols : plot.xlabel) + "\nset ylabel " +
-                               gp_quoted(plot.ylabel.empty() ? plot.rows : plot.ylabel) + "\n";
+                               gp_string(plot.xlabel.empty() ? plot.cols : plot.xlabel) + "\nset ylabel " +
+                               gp_string(plot.ylabel.empty() ? plot.rows : plot.ylabel) + "\n";
   return write_and_run_multiplot(out_dir, name, width, height, "Heat maps of " + plot.matrix, preamble, mp.str());
 }
 

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/lab/plot.hpp"
 
 namespace scalinglab {
@@ -41,21 +42,6 @@ std::string panel_title(const GridPoint& point, const std::vector<std::string>& 
   return title;
 }
 
-std::string gp_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  return out + "\"";
-}
-
-std::string gp_plain(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~') out += "\\";
-    out += c;
-  }
-  return out;
-}
-
 PanelGrid panel_grid(std::size_t n, int columns) {
   const auto cols = columns > 0 ? std::min<std::size_t>(static_cast<std::size_t>(columns), n)
                                 : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
@@ -65,14 +51,15 @@ PanelGrid panel_grid(std::size_t n, int columns) {
 bool write_and_run_multiplot(const std::string& out_dir, const std::string& name, int width, int height,
                              const std::string& comment, const std::string& preamble, const std::string& multiplot) {
   {
-    std::ofstream gp(std::filesystem::path(out_dir) / (name + ".gp"));
-    gp << "# " << comment << "; rerun with: gnuplot " << name << ".gp\n"
+    std::ostringstream gp;
+    gp << "# " << gp_comment(comment) << "; rerun with: gnuplot " << name << ".gp\n"
        << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_quoted(name + ".svg") << "\n"
+       << "set output " << gp_string(name + ".svg") << "\n"
        << preamble << multiplot
        << "\nset terminal pngcairo size " << width << "," << height << " enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_quoted(name + ".png") << "\n"
+       << "set output " << gp_string(name + ".png") << "\n"
        << multiplot << "unset output\n";
+    write_file((std::filesystem::path(out_dir) / (name + ".gp")).string(), gp.str());
   }
   return run_gnuplot_script(out_dir, name);
 }

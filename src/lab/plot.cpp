@@ -5,11 +5,9 @@
 #include "scalinglab/lab/plot.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -17,12 +15,13 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
-#include <unistd.h>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/stats.hpp"
 #include "scalinglab/lab/aggregate.hpp"
+#include "scalinglab/lab/gnuplot.hpp"
 #include "scalinglab/lab/panels.hpp"
 
 namespace fs = std::filesystem;
@@ -49,42 +48,14 @@ const char* const kColors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69
                                "#56B4E9", "#000000", "#8c564b", "#7f7f7f", "#bcbd22"};
 const char* const kReferenceColors[] = {"#222222", "#777777"};
 
-std::string find_on_path(const std::string& exe) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + exe;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 void warn(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
-
-// A gnuplot single-quoted string (only ' is special: doubled).
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-// Text for enhanced mode: the markup characters made literal.
-std::string enhanced(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string_view("^_@&~{}").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
 
 // A formula for enhanced mode: powers become superscripts ("d^(1-alpha)" -> "d^{1-alpha}").
 std::string enhanced_formula(const std::string& f) {
   std::string out;
   for (std::size_t i = 0; i < f.size(); ++i) {
     if (f[i] != '^') {
-      out += enhanced(std::string(1, f[i]));
+      out += gp_literal_markup(std::string(1, f[i]));
       continue;
     }
     std::size_t j = i + 1;
@@ -105,7 +76,7 @@ std::string enhanced_formula(const std::string& f) {
       exponent = f.substr(j, k - j);
       i = k - 1;
     }
-    out += "^{" + enhanced(exponent) + "}";
+    out += "^{" + gp_literal_markup(exponent) + "}";
   }
   return out;
 }
@@ -136,7 +107,7 @@ std::string title_string(const std::string& t) {
   }
   lines.push_back(rest);
   std::string out;
-  for (const auto& line : lines) out += (out.empty() ? "" : ".\"\\n\".") + quoted(line);
+  for (const auto& line : lines) out += (out.empty() ? "" : ".\"\\n\".") + gp_string(line);
   return out;
 }
 
@@ -244,13 +215,13 @@ void clip_bands(std::vector<Curve>& curves, bool logy) {
 }
 
 void write_dat(const std::string& path, const PlotSpec& plot, const std::vector<Curve>& curves) {
-  std::ofstream out(path);
-  out << "# scalinglab plot data: " << plot.y << " vs " << plot.x << "\n"
+  std::ostringstream out;
+  out << "# scalinglab plot data: " << gp_comment(plot.y + " vs " + plot.x) << "\n"
       << "# series blocks: x mean low high (band: " << plot.band << "); reference blocks: x y\n";
   for (std::size_t i = 0; i < curves.size(); ++i) {
     if (i) out << "\n\n";
-    out << "# index " << i << ": " << curves[i].label << "\n";
-    for (const auto& note : curves[i].notes) out << "# " << note << "\n";
+    out << "# index " << i << ": " << gp_comment(curves[i].label) << "\n";
+    for (const auto& note : curves[i].notes) out << "# " << gp_comment(note) << "\n";
     // gnuplot does not count a block without data records: an empty curve keeps its index with NaN.
     if (curves[i].points.empty()) out << (curves[i].reference ? "NaN NaN\n" : "NaN NaN NaN NaN\n");
     for (const auto& p : curves[i].points) {
@@ -259,7 +230,7 @@ void write_dat(const std::string& path, const PlotSpec& plot, const std::vector<
       out << "\n";
     }
   }
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_file(path, out.str());
 }
 
 // Axis range of the data (references are clipped to it), padded a little.
@@ -301,17 +272,17 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
       ylo = std::min({ylo, p.y, band_lo}), yhi = std::max({yhi, p.y, band_hi});
     }
   const std::string terminal = "size 720,480 enhanced font 'Helvetica,12' background rgb 'white'";
-  std::ofstream gp(path);
-  gp << "# scalinglab plot: " << (title.empty() ? plot.y + " vs " + plot.x : title) << "\n"
+  std::ostringstream gp;
+  gp << "# scalinglab plot: " << gp_comment(title.empty() ? plot.y + " vs " + plot.x : title) << "\n"
      << "# regenerate with: gnuplot " << name << ".gp (in this directory)\n"
      << "set encoding utf8\n"
      << "set terminal svg " << terminal << "\n"
-     << "set output " << quoted(name + ".svg") << "\n";
+     << "set output " << gp_string(name + ".svg") << "\n";
   // Text written for the plot ([plot] title, xlabel, ylabel) may use enhanced markup; names are escaped.
-  if (!title.empty()) gp << "set title " << title_string(plot.title.empty() ? enhanced(title) : title) << "\n";
+  if (!title.empty()) gp << "set title " << title_string(plot.title.empty() ? gp_literal_markup(title) : title) << "\n";
   const std::string x_name = plot.x.empty() ? "position" : plot.x;  // curves without x: 1, 2, ...
-  gp << "set xlabel " << quoted(plot.xlabel.empty() ? enhanced(x_name) : plot.xlabel) << "\n"
-     << "set ylabel " << quoted(plot.ylabel.empty() ? enhanced(plot.y) : plot.ylabel) << "\n"
+  gp << "set xlabel " << gp_string(plot.xlabel.empty() ? gp_literal_markup(x_name) : plot.xlabel) << "\n"
+     << "set ylabel " << gp_string(plot.ylabel.empty() ? gp_literal_markup(plot.y) : plot.ylabel) << "\n"
      << "set border 3 lc rgb '#404040' lw 1\n"
      << "set tics nomirror out scale 0.6\n"
      << "set grid xtics ytics mxtics mytics lt 1 lc rgb '#e4e4e4' lw 1, lt 1 lc rgb '#f3f3f3' lw 0.6\n"
@@ -320,7 +291,7 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
   axis_lines(gp, 'x', plot.logx, padded_range(xlo, xhi, plot.logx));
   axis_lines(gp, 'y', plot.logy, padded_range(ylo, yhi, plot.logy));
 
-  const std::string dat = quoted(name + ".dat");
+  const std::string dat = gp_string(name + ".dat");
   std::vector<std::string> items;
   std::size_t data_index = 0, ref_index = 0;
   std::map<std::string, const char*> colour_of;
@@ -331,7 +302,7 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
     if (c.reference) {
       const char* color = kReferenceColors[ref_index % 2];
       items.push_back(fmt::format("{} using 1:2 with lines dt {} lw 1.5 lc rgb '{}' title {}", block,
-                                  2 + ref_index % 3, color, quoted(c.label)));
+                                  2 + ref_index % 3, color, gp_string(c.label)));
       ++ref_index;
       continue;
     }
@@ -346,59 +317,17 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
     const std::string style = c.dashed              ? "lines dt 2 lw 1.8"
                               : c.points.size() > 60 ? "lines lw 1.8"
                                                      : "linespoints lw 1.8 pt 7 ps 0.55";
-    items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, color, quoted(enhanced(c.label))));
+    items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, color, gp_string(gp_literal_markup(c.label))));
   }
   gp << "plot ";
   for (std::size_t i = 0; i < items.size(); ++i) gp << (i ? ", \\\n     " : "") << items[i];
   gp << "\n\nset terminal pngcairo " << terminal << "\n"
-     << "set output " << quoted(name + ".png") << "\n"
+     << "set output " << gp_string(name + ".png") << "\n"
      << "replot\nunset output\n";
-  if (!gp) throw std::runtime_error("cannot write " + path);
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs the script inside out_dir; returns gnuplot's output when it fails, nullopt on success.
-std::optional<std::string> run_gnuplot(const std::string& gnuplot, const std::string& out_dir, const std::string& name) {
-  const std::string cmd = "cd " + shell_quoted(out_dir) + " && " + shell_quoted(gnuplot) + " " +
-                          shell_quoted(name + ".gp") + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return std::string("cannot start gnuplot");
-  std::string output;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, pipe)) output += buf;
-  const int status = ::pclose(pipe);
-  auto nonempty = [&](const std::string& ext) {
-    std::error_code ec;
-    const auto size = fs::file_size(fs::path(out_dir) / (name + ext), ec);
-    return !ec && size > 0;
-  };
-  const bool made = nonempty(".svg") && nonempty(".png");
-  if (status != 0 || !made) return output.empty() ? "exit status " + std::to_string(status) : output;
-  return std::nullopt;
+  write_file(path, gp.str());
 }
 
 }  // namespace
-
-bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
-
-bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
-  const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty()) {
-    static std::atomic<bool> warned{false};
-    if (!warned.exchange(true)) warn("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
-    return false;
-  }
-  if (auto failure = run_gnuplot(gnuplot, out_dir, name)) {
-    warn("gnuplot failed on " + (fs::path(out_dir) / name).string() + ".gp: " + *failure);
-    return false;
-  }
-  return true;
-}
 
 namespace {
 

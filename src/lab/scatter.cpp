@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
 
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/lab/panels.hpp"
 #include "scalinglab/lab/plot.hpp"
 
@@ -110,10 +110,10 @@ bool draw_scatter(const PlotSpec& plot, const std::vector<GridPoint>& points, co
   // show directions and relative lengths; the regions use the true centers).
   constexpr int kGrid = 161;
   {
-    std::ofstream dat(base.string() + ".dat");
+    std::ostringstream dat;
     dat << "# scatter of " << plot.points << "; per panel: regions (x y r g b), points (x y rgb), centers (x y class rgb)\n";
     for (const auto& p : panels) {
-      dat << "# " << p.title << ": regions\n";
+      dat << "# " << gp_comment(p.title) << ": regions\n";
       if (p.centers)
         for (int i = 0; i < kGrid; ++i) {
           for (int j = 0; j < kGrid; ++j) {
@@ -125,10 +125,10 @@ bool draw_scatter(const PlotSpec& plot, const std::vector<GridPoint>& points, co
         }
       else
         dat << "0 0 255 255 255\n";  // gnuplot needs a non-empty block
-      dat << "\n\n# " << p.title << ": points\n";
+      dat << "\n\n# " << gp_comment(p.title) << ": points\n";
       for (std::size_t i = 0; 2 * i < p.xy->size(); ++i)
         dat << fmt::format("{:.8g} {:.8g} {}\n", (*p.xy)[2 * i], (*p.xy)[2 * i + 1], class_color(class_of(p, i)));
-      dat << "\n\n# " << p.title << ": centers\n";
+      dat << "\n\n# " << gp_comment(p.title) << ": centers\n";
       if (p.centers)
         for (std::size_t k = 0; 2 * k + 1 < p.centers->size(); ++k)
           dat << fmt::format("{:.8g} {:.8g} {} {}\n", p.arrow_scale * (*p.centers)[2 * k],
@@ -137,16 +137,17 @@ bool draw_scatter(const PlotSpec& plot, const std::vector<GridPoint>& points, co
         dat << "0 0 0 0\n";
       dat << "\n\n";
     }
+    write_file(base.string() + ".dat", dat.str());
   }
   const auto [nrows, ncols] = panel_grid(panels.size(), plot.columns);
   const int width = static_cast<int>(400 * ncols + 40), height = static_cast<int>(400 * nrows + 60);
-  const std::string dat = gp_quoted(name + ".dat");
+  const std::string dat = gp_string(name + ".dat");
   std::ostringstream mp;
-  mp << "set multiplot layout " << nrows << "," << ncols << " title " << gp_quoted(plot.title.empty() ? title : plot.title)
+  mp << "set multiplot layout " << nrows << "," << ncols << " title " << gp_string(plot.title.empty() ? title : plot.title)
      << "\n";
   for (std::size_t i = 0; i < panels.size(); ++i) {
     const auto& p = panels[i];
-    mp << "set title " << gp_quoted(gp_plain(p.title)) << "\n"
+    mp << "set title " << gp_string(gp_literal_markup(p.title)) << "\n"
        << fmt::format("set xrange [{:.6g}:{:.6g}]\nset yrange [{:.6g}:{:.6g}]\n", -p.extent, p.extent, -p.extent, p.extent)
        << "plot ";
     if (p.centers) mp << dat << " index " << 3 * i << " using 1:2:3:4:5 with rgbimage pixels notitle, ";
@@ -159,8 +160,8 @@ bool draw_scatter(const PlotSpec& plot, const std::vector<GridPoint>& points, co
   }
   mp << "unset multiplot\n";
   const std::string preamble = "unset key\nunset colorbox\nset tics out nomirror\nset size ratio -1\nset xlabel " +
-                               gp_quoted(plot.xlabel.empty() ? plot.points + "[0]" : plot.xlabel) + "\nset ylabel " +
-                               gp_quoted(plot.ylabel.empty() ? plot.points + "[1]" : plot.ylabel) + "\n";
+                               gp_string(plot.xlabel.empty() ? plot.points + "[0]" : plot.xlabel) + "\nset ylabel " +
+                               gp_string(plot.ylabel.empty() ? plot.points + "[1]" : plot.ylabel) + "\n";
   return write_and_run_multiplot(out_dir, name, width, height, "Scatter of " + plot.points, preamble, mp.str());
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "scalinglab/lab/gnuplot.hpp"
 #include "scalinglab/lab/results.hpp"
 #include "scalinglab/lab/sweep.hpp"
 
@@ -19,10 +20,6 @@ const std::vector<double>* first_run_series(const std::vector<TaskResult>& resul
 
 // "d = 64, T = inf" from the point's values of `axes` ("part" gives the part's name).
 std::string panel_title(const GridPoint& point, const std::vector<std::string>& axes);
-
-// A gnuplot double-quoted string, and text made literal for enhanced mode.
-std::string gp_quoted(const std::string& s);
-std::string gp_plain(const std::string& s);
 
 // Writes OUT_DIR/NAME.gp drawing `multiplot` (the panels) twice, to NAME.svg and NAME.png, after
 // `preamble` (settings shared by the panels), then runs gnuplot; false (with a warning) on failure.

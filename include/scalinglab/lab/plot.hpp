@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "scalinglab/lab/gnuplot.hpp"
 #include "scalinglab/lab/results.hpp"
 #include "scalinglab/lab/sweep.hpp"
 
@@ -22,12 +23,5 @@ bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_
 bool draw_series_plot(const PlotSpec& plot, const std::vector<GridPoint>& points,
                       const std::vector<TaskResult>& results, const std::string& out_dir, const std::string& name,
                       const std::string& title);
-
-// Runs OUT_DIR/NAME.gp with gnuplot inside OUT_DIR; false (with a warning) when gnuplot is missing,
-// fails, or does not produce NAME.svg and NAME.png.
-bool run_gnuplot_script(const std::string& out_dir, const std::string& name);
-
-// True when a gnuplot executable is on PATH (plots are skipped, with a warning, otherwise).
-bool gnuplot_available();
 
 }  // namespace scalinglab

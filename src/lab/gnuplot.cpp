@@ -1,0 +1,174 @@
+// Safe text for gnuplot scripts and a shell-free way to run them (see gnuplot.hpp for why).
+#include "scalinglab/lab/gnuplot.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace scalinglab {
+
+namespace {
+
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+void warn(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
+
+std::string find_on_path(const std::string& exe) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + exe;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+// Runs `gnuplot script` with `dir` as working directory, stdin from /dev/null; collects its output.
+// Returns the exit status (or -1 when it could not be started, with the reason in `output`).
+int run_in(const std::string& gnuplot, const std::string& dir, const std::string& script, std::string& output) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    output = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  // Everything the child touches is prepared before fork: after it only async-signal-safe calls.
+  std::vector<char> exe(gnuplot.begin(), gnuplot.end()), arg(script.begin(), script.end());
+  exe.push_back('\0');
+  arg.push_back('\0');
+  char* const argv[] = {exe.data(), arg.data(), nullptr};
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    output = std::string("cannot start gnuplot: ") + std::strerror(errno);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) ::dup2(null, 0);
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    ::execv(argv[0], argv);
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  char buf[512];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) output.append(buf, static_cast<std::size_t>(n));
+    else if (n < 0 && errno == EINTR) continue;
+    else break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    if (WEXITSTATUS(status) == 126) output += "cannot enter " + dir;
+    return WEXITSTATUS(status);
+  }
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= text.size() && c != 0xC0 && c != 0xC1 && c < 0xF5;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (ok && len == 3) {  // no overlong forms, no surrogates
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+    }
+    if (ok && len == 4) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+    }
+    if (ok) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string gp_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : valid_utf8(text)) {
+    if (is_control(c)) out += ' ';
+    else if (c == '\'') out += "\u2019";  // gnuplot misreads runs of doubled quotes ('a''''b')
+    else if (c == '`') out += "\u2018";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string gp_comment(std::string_view text) {
+  std::string out;
+  for (char c : valid_utf8(text)) out += is_control(c) ? ' ' : c;
+  while (!out.empty() && (out.back() == '\\' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string gp_literal_markup(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("^_@&~{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
+
+bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
+  const std::string gnuplot = find_on_path("gnuplot");
+  if (gnuplot.empty()) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) warn("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
+    return false;
+  }
+  const fs::path base = fs::path(out_dir) / name;
+  std::string output;
+  const int status = run_in(gnuplot, out_dir, name + ".gp", output);
+  auto nonempty = [&](const char* ext) {
+    std::error_code ec;
+    const auto size = fs::file_size(base.string() + ext, ec);
+    return !ec && size > 0;
+  };
+  if (status == 0 && nonempty(".svg") && nonempty(".png")) return true;
+  // Half a figure next to an older one would show a stale picture: remove both.
+  std::error_code ec;
+  fs::remove(base.string() + ".svg", ec);
+  fs::remove(base.string() + ".png", ec);
+  if (output.empty()) output = status < 0 ? "cannot start gnuplot" : "exit status " + std::to_string(status);
+  warn("gnuplot failed on " + base.string() + ".gp: " + output);
+  return false;
+}
+
+}  // namespace scalinglab
