@@ -1,3 +1,5 @@
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,13 +12,20 @@
 namespace scalinglab::cli {
 
 namespace {
-// "i/n" -> {i, n}.
-std::pair<int, int> parse_shard(const std::string& s) {
-  int i = -1, n = 0;
-  char tail = 0;
-  if (std::sscanf(s.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
-    throw InputError("--shard '" + s + "': expected i/n with 0 <= i < n, e.g. --shard 0/4");
-  return {i, n};
+// "i/n" -> {i, n}, both checked 64-bit integers with 0 <= i < n.
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
+  const auto bad = [&] { return InputError("--shard '" + s + "': expected i/n with 0 <= i < n, e.g. --shard 0/4"); };
+  const auto slash = s.find('/');
+  if (slash == std::string::npos) throw bad();
+  uint64_t v[2];
+  const std::string parts[2] = {s.substr(0, slash), s.substr(slash + 1)};
+  for (int k = 0; k < 2; ++k) {
+    const char *b = parts[k].data(), *e = b + parts[k].size();
+    const auto [end, ec] = std::from_chars(b, e, v[k]);
+    if (parts[k].empty() || ec != std::errc() || end != e) throw bad();
+  }
+  if (v[1] < 1 || v[0] >= v[1]) throw bad();
+  return {v[0], v[1]};
 }
 }  // namespace
 
@@ -34,7 +43,7 @@ void add_run(CLI::App& app, Action& action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, "the sweep file, e.g. experiments/cabannes2023/fig1-left.toml")->required();
   cmd->add_option("--out", o->out, "results directory (default: results/<file stem>)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(threads_range());
   cmd->add_flag("--resume", o->resume, "continue an interrupted run in DIR: tasks already in results.jsonl are kept");
   cmd->add_option("--set", o->sets, "override a fixed parameter (removing its grid axis), runs or seed: --set N=200")
       ->allow_extra_args(false);
@@ -46,6 +55,7 @@ void add_run(CLI::App& app, Action& action) {
       RunOptions opts;
       if (!o->shard.empty()) std::tie(opts.shard_index, opts.shard_count) = parse_shard(o->shard);
       const Sweep sweep = load_sweep(o->file, o->profile, o->sets);
+      require_known_profile(sweep, o->profile);
       opts.out_dir = o->out;
       opts.threads = o->threads;
       opts.resume = o->resume;
@@ -53,11 +63,12 @@ void add_run(CLI::App& app, Action& action) {
       opts.origin = {o->profile, o->sets};
       const RunOutcome r = run_sweep(sweep, opts);
       if (!r.aggregated) {
-        std::printf("shard %d/%d: %zu tasks (%zu run now, %zu done before) in %s\n", opts.shard_index,
-                    opts.shard_count, r.tasks_total, r.tasks_run, r.tasks_skipped, r.out_dir.c_str());
-        std::printf("when all %d shards have run (each with its own --out), join them and finish the sweep with:\n"
+        std::printf("shard %llu/%llu: %zu tasks (%zu run now, %zu done before) in %s\n",
+                    static_cast<unsigned long long>(opts.shard_index), static_cast<unsigned long long>(opts.shard_count),
+                    r.tasks_total, r.tasks_run, r.tasks_skipped, r.out_dir.c_str());
+        std::printf("when all %llu shards have run (each with its own --out), join them and finish the sweep with:\n"
                     "  scalinglab merge results/%s %s OTHER_SHARD_DIR...\n",
-                    opts.shard_count, sweep.name.c_str(), r.out_dir.c_str());
+                    static_cast<unsigned long long>(opts.shard_count), sweep.name.c_str(), r.out_dir.c_str());
         return 0;
       }
       for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());

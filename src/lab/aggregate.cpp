@@ -3,12 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <unordered_map>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/stats.hpp"
 
 namespace scalinglab {
@@ -87,24 +86,21 @@ std::string csv_field(const std::string& s) {
 
 void write_csv(const Table& table, const std::string& path) {
   // Written next to the target and renamed, so readers never see half a file.
-  const std::string tmp = path + ".tmp";
+  std::string out;
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
     std::string header;
     for (const auto& p : table.param_names) header += csv_field(p) + ",";
     for (const auto& m : table.metric_names) header += csv_field(m) + "," + csv_field(m + "_std") + "," + csv_field(m + "_sem") + ",";
-    out << header << "count\n";
+    out += header + "count\n";
     for (const auto& row : table.rows) {
       std::string line;
       for (const auto& p : table.param_names) line += (row.params.has(p) ? csv_field(row.params.entry(p).text) : "") + ",";
       for (std::size_t k = 0; k < table.metric_names.size(); ++k)
         line += format_number(row.mean[k]) + "," + format_number(row.std[k]) + "," + format_number(row.sem[k]) + ",";
-      out << line << row.count << "\n";
+      out += line + std::to_string(row.count) + "\n";
     }
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
   }
-  std::filesystem::rename(tmp, path);
+  write_file(path, out);
 }
 
 }  // namespace scalinglab

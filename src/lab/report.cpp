@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
+#include "scalinglab/lab/results_dir.hpp"
 #include "scalinglab/lab/runner.hpp"
 
 namespace fs = std::filesystem;
@@ -128,7 +130,7 @@ std::string summary_line(const Totals& t) {
 
 void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
                     const fs::path& out_dir) {
-  std::ofstream md(path);
+  std::ostringstream md;
   md << "# Reproducing `" << o.paper << "`\n\n"
      << "Profile `" << o.profile << "`, " << now_text() << ", " << reports.size()
      << (reports.size() == 1 ? " sweep. " : " sweeps. ")
@@ -150,14 +152,14 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
     md << "\n";
   }
   md << summary_line(count(reports)) << "\n";
-  if (!md) throw InputError("cannot write " + path.string());
+  write_file(path.string(), md.str());
 }
 
 // The same report as one self-contained HTML page. The SVG figures are embedded as data URIs, not
 // pasted as <svg> elements, because gnuplot reuses element ids (clip paths) across files.
 void write_html(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
                 const fs::path& out_dir) {
-  std::ofstream h(path);
+  std::ostringstream h;
   h << "<!doctype html>\n<meta charset=\"utf-8\">\n<title>" << html_escape(o.paper) << " (" << o.profile
     << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:960px;margin:2em auto;color:#222}"
        "table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
@@ -183,7 +185,7 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
         << "</td><td>" << html_escape(c.measured) << "</td><td>" << html_escape(c.expected) << "</td></tr>\n";
     h << "</table>\n";
   }
-  if (!h) throw InputError("cannot write " + path.string());
+  write_file(path.string(), h.str());
 }
 
 }  // namespace
@@ -201,8 +203,13 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
   const fs::path experiments = find_experiments_dir(options.experiments_dir);
   if (!fs::is_directory(experiments))
     throw InputError("experiments folder not found: " + experiments.string() + " (give it with --experiments DIR)");
+  if (!options.profile.empty() && !is_plain_name(options.profile))
+    throw InputError("--profile '" + options.profile + "': not a profile name");
+  if (!is_plain_name(options.paper))
+    throw InputError("paper '" + options.paper + "': a paper is named by its folder under " + experiments.string() +
+                     " (a plain name such as cabannes2023)");
   const fs::path paper_dir = experiments / options.paper;
-  if (options.paper.empty() || !fs::is_directory(paper_dir)) {
+  if (!fs::is_directory(paper_dir)) {
     std::string known;
     for (const auto& p : subdirectories(experiments)) known += (known.empty() ? "" : ", ") + p;
     throw InputError("unknown paper '" + options.paper + "' (available in " + experiments.string() + ": " +
@@ -213,6 +220,19 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
 
   std::vector<SweepReport> reports;
   for (const auto& f : files) reports.push_back({load_sweep(f.string(), options.profile), {}, 0, ""});
+  // A profile no file of the paper knows is a typo, not a request for the files as written.
+  if (!options.profile.empty() && !is_standard_profile(options.profile)) {
+    std::vector<std::string> known;
+    for (const auto& r : reports)
+      for (const auto& p : r.sweep.profiles)
+        if (std::find(known.begin(), known.end(), p) == known.end()) known.push_back(p);
+    if (std::find(known.begin(), known.end(), options.profile) == known.end()) {
+      std::string list;
+      for (const auto& p : known) list += (list.empty() ? "" : ", ") + p;
+      throw InputError("unknown profile '" + options.profile + "' for " + options.paper + " (its files know: " +
+                       (list.empty() ? "none" : list) + "; \"quick\" and \"paper\" always apply)");
+    }
+  }
 
   const fs::path out_dir = options.out_dir.empty() ? "results/" + options.paper + "-" + options.profile
                                                    : options.out_dir;
@@ -224,7 +244,7 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
         throw InputError((out_dir / r.sweep.name).string() +
                          " already holds results: pass --resume to continue that reproduce, or choose another --out");
     }
-  fs::create_directories(out_dir);
+  const ResultsDir held(out_dir);  // one reproduce per folder at a time
   std::printf("reproducing %s (profile %s): %zu sweep%s into %s\n", options.paper.c_str(), options.profile.c_str(),
               reports.size(), reports.size() == 1 ? "" : "s", out_dir.c_str());
   for (std::size_t i = 0; i < reports.size(); ++i) {

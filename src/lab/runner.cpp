@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/lab/aggregate.hpp"
 #include "scalinglab/lab/evaluate.hpp"
@@ -21,7 +22,9 @@
 #include "scalinglab/lab/scatter.hpp"
 #include "scalinglab/lab/plot.hpp"
 #include "scalinglab/lab/progress.hpp"
+#include "scalinglab/lab/limits.hpp"
 #include "scalinglab/lab/results.hpp"
+#include "scalinglab/lab/results_dir.hpp"
 
 namespace scalinglab {
 
@@ -48,67 +51,17 @@ namespace {
 
 const char* kResults = "results.jsonl";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot read");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::string read_small(const fs::path& path, const std::string& what) {
+  return read_file(path.string(), kMaxSweepFileBytes, what);
 }
-
-// Writes a file whole (temporary + rename), so readers see the old or the new contents.
-void write_text(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int err = errno;
-  ok = f && std::fclose(f) == 0 && ok;
-  std::error_code ec;
-  if (ok) fs::rename(tmp, path, ec);
-  if (!ok || ec) {
-    fs::remove(tmp, ec);
-    throw InputError("cannot write " + path.string() + ": " + std::strerror(err ? err : EIO));
-  }
-}
-
-// The output directory during set-up: remembers what it created, and removes it again unless
-// keep() is called, so bad input leaves nothing behind.
-class OutputDir {
- public:
-  explicit OutputDir(const fs::path& dir) : dir_(dir) {
-    std::error_code ec;
-    for (fs::path p = fs::absolute(dir, ec); !p.empty() && !fs::exists(p, ec); p = p.parent_path())
-      created_root_ = p;
-    fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir))
-      throw InputError("cannot create output directory " + dir.string() + ": " +
-                       (ec ? ec.message() : "it exists and is not a directory"));
-  }
-  ~OutputDir() {
-    if (keep_) return;
-    std::error_code ec;
-    for (const auto& f : created_files_) fs::remove(f, ec);
-    if (!created_root_.empty()) fs::remove_all(created_root_, ec);
-  }
-  // Call before a file is created here (by us or by someone else).
-  void note(const std::string& name) {
-    std::error_code ec;
-    if (!fs::exists(dir_ / name, ec)) created_files_.push_back(dir_ / name);
-  }
-  void write(const std::string& name, const std::string& text) {
-    note(name);
-    write_text(dir_ / name, text);
-  }
-  void keep() { keep_ = true; }
-
- private:
-  fs::path dir_, created_root_;
-  std::vector<fs::path> created_files_;
-  bool keep_ = false;
-};
 
 std::string run_json(const Sweep& sweep, const SweepOrigin& origin) {
-  return nlohmann::json{{"profile", origin.profile}, {"sets", origin.sets}, {"name", sweep.name}}.dump(2) + "\n";
+  return nlohmann::json{{"profile", origin.profile},
+                        {"sets", origin.sets},
+                        {"name", sweep.name},
+                        {"measures", sweep.measures_text()}}
+             .dump(2) +
+         "\n";
 }
 
 // Results belong to this sweep when made with its seed (the key excludes the seed).
@@ -133,6 +86,7 @@ bool same_record(const Record& a, const Record& b) {
 struct Finished {
   std::vector<CheckResult> checks;
   bool plotted = false;
+  std::size_t missing = 0;
 };
 
 Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registry) {
@@ -144,28 +98,33 @@ Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registr
   std::size_t present = 0;
   for (const auto& row : table.rows) present += row.count;
   const std::size_t expected = points.size() * static_cast<std::size_t>(sweep.runs);
-  if (present < expected)  // worth a warning even in quiet runs
-    std::fprintf(stderr, "warning: %zu of %zu tasks have no result yet; summarising what is there\n",
-                 expected - present, expected);
-  write_csv(table, (dir / "summary.csv").string());
   Finished f;
+  f.missing = expected > present ? expected - present : 0;
+  if (f.missing)  // worth a warning even in quiet runs
+    std::fprintf(stderr, "warning: %zu of %zu tasks have no result yet; summarising what is there\n", f.missing,
+                 expected);
+  write_csv(table, (dir / "summary.csv").string());
   const std::string title = sweep.title.empty() ? sweep.name : sweep.title;
   std::vector<std::string> axes;  // panel titles of the multi-panel kinds
   if (!sweep.parts.empty()) axes.push_back("part");
   for (const auto& a : sweep.grid) axes.push_back(a.name);
-  if (sweep.plot && sweep.plot->kind == "heatmap") {
-    f.plotted = draw_heatmaps(*sweep.plot, points, results, axes, dir.string(), "plot", title);
-  } else if (sweep.plot && sweep.plot->kind == "curves") {
-    f.plotted = draw_series_plot(*sweep.plot, points, results, dir.string(), "plot", title);
-  } else if (sweep.plot && sweep.plot->kind == "scatter") {
-    f.plotted = draw_scatter(*sweep.plot, points, results, axes, dir.string(), "plot", title);
-  } else if (sweep.plot) {
-    f.plotted = draw_plot(*sweep.plot, table, dir.string(), "plot", title);
+  try {  // a figure that cannot be drawn never costs the results
+    if (sweep.plot && sweep.plot->kind == "heatmap") {
+      f.plotted = draw_heatmaps(*sweep.plot, points, results, axes, dir.string(), "plot", title);
+    } else if (sweep.plot && sweep.plot->kind == "curves") {
+      f.plotted = draw_series_plot(*sweep.plot, points, results, dir.string(), "plot", title);
+    } else if (sweep.plot && sweep.plot->kind == "scatter") {
+      f.plotted = draw_scatter(*sweep.plot, points, results, axes, dir.string(), "plot", title);
+    } else if (sweep.plot) {
+      f.plotted = draw_plot(*sweep.plot, table, dir.string(), "plot", title);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scalinglab: warning: plot not drawn: %s\n", e.what());
   }
   f.checks = evaluate_checks(sweep, table);
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : f.checks) checks.push_back(c.to_json());
-  write_text(dir / "checks.json", checks.dump(2) + "\n");
+  write_file((dir / "checks.json").string(), checks.dump(2) + "\n");
   return f;
 }
 
@@ -173,20 +132,34 @@ Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registr
 
 std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out_dir, bool /*quiet*/,
                                       const Registry& registry) {
+  const ResultsDir held(out_dir);
   return finish(sweep, out_dir, registry).checks;
 }
 
 RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   const Registry& registry = options.registry ? *options.registry : builtin_registry();
-  const int shards = options.shard_count, shard = options.shard_index;
-  if (shards < 1 || shard < 0 || shard >= shards)
+  if (options.threads < 0) throw InputError("threads: " + std::to_string(options.threads) + " (expected >= 0; 0: all cores)");
+  const uint64_t shards = options.shard_count, shard = options.shard_index;
+  if (shards < 1 || shard >= shards)
     throw InputError("--shard " + std::to_string(shard) + "/" + std::to_string(shards) + ": expected i/n with 0 <= i < n");
+  if (!is_plain_name(sweep.name))
+    throw InputError(sweep.path + ": the sweep's name '" + sweep.name +
+                     "' cannot name a results folder (use a plain file name)");
   const auto points = expand_grid(sweep, registry);
+  check_limit(static_cast<double>(points.size()) * static_cast<double>(sweep.runs) / static_cast<double>(shards),
+              limits().max_tasks, sweep.path, "tasks (grid points x runs)", "--max-tasks");
+  const int threads = resolve_threads(options.threads);
+  for (const auto& p : points) check_memory(*p.measure, p.params, threads);
+
   RunOutcome out;
   out.out_dir = options.out_dir.empty() ? "results/" + sweep.name : options.out_dir;
   const fs::path dir = out.out_dir, results_path = dir / kResults;
 
-  // What is done already: decided before anything is written.
+  // The folder is this process's from here to the end of the run (a second run on it is refused).
+  ResultsDir held(dir);
+  held.check_owner(sweep.name, sweep.measures_text());
+
+  // What is done already: decided under the lock, before anything is written.
   std::set<std::pair<std::string, uint64_t>> done;
   std::error_code ec;
   if (fs::exists(results_path, ec)) {
@@ -210,24 +183,21 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   const auto runs = static_cast<uint64_t>(sweep.runs);
   for (const auto& p : points)
     for (uint64_t r = 0; r < runs; ++r) {
-      if ((p.index * runs + r) % static_cast<uint64_t>(shards) != static_cast<uint64_t>(shard)) continue;
+      if ((p.index * runs + r) % shards != shard) continue;
       ++out.tasks_total;
       if (done.count({p.key, r})) ++out.tasks_skipped;
       else todo.push_back({&p, r});
     }
 
-  std::unique_ptr<ResultsWriter> writer;
-  {
-    OutputDir setup(dir);
-    setup.write("sweep.toml", sweep.text);
-    setup.write("run.json", run_json(sweep, options.origin));
-    setup.note(kResults);
-    writer = std::make_unique<ResultsWriter>(results_path.string());
-    setup.keep();
-  }
+  held.write("sweep.toml", sweep.text);
+  held.write("run.json", run_json(sweep, options.origin));
+  held.note(kResults);
+  ResultsWriter writer(results_path.string());
+  held.keep();
 
-  const int threads = resolve_threads(options.threads);
-  if (threads > 1) set_blas_threads(1);  // tasks already fill the cores
+  // One BLAS thread per task whatever the thread count: a product's rounding then never depends on
+  // --threads, so records are bit-identical across thread counts, eval and shards.
+  set_blas_threads(1);
   set_task_threads(todo.size() > 1 ? 1 : threads);
   std::string label = sweep.name;
   if (shards > 1) label += " [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]";
@@ -239,7 +209,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     nlohmann::json params = t.point->params.to_json();
     if (!t.point->part.empty()) params["part"] = t.point->part;
-    writer->append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
+    writer.append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
     progress.advance();
   });
   progress.finish();
@@ -249,6 +219,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   Finished f = finish(sweep, dir, registry);
   out.aggregated = true;
   out.plotted = f.plotted;
+  out.tasks_missing = f.missing;
   out.checks = std::move(f.checks);
   return out;
 }
@@ -257,9 +228,11 @@ RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::s
                         const Registry& registry) {
   if (shard_dirs.empty()) throw InputError("merge: name at least one shard directory");
   const fs::path first = shard_dirs.front();
-  if (!fs::exists(first / "sweep.toml") || !fs::exists(first / "run.json"))
+  std::error_code ec;
+  if (!fs::exists(first / "sweep.toml", ec) || !fs::exists(first / "run.json", ec))
     throw InputError(first.string() + ": not a results directory of `scalinglab run` (no sweep.toml/run.json)");
-  const std::string sweep_text = read_text(first / "sweep.toml"), origin_text = read_text(first / "run.json");
+  const std::string sweep_text = read_small(first / "sweep.toml", "sweep file"),
+                    origin_text = read_small(first / "run.json", "run.json");
   SweepOrigin origin;
   std::string name;
   try {
@@ -270,17 +243,26 @@ RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::s
   } catch (const nlohmann::json::exception& e) {
     throw InputError((first / "run.json").string() + ": malformed: " + e.what());
   }
-  Sweep sweep = load_sweep((first / "sweep.toml").string(), origin.profile, origin.sets, registry);
+  if (!name.empty() && !is_plain_name(name))
+    throw InputError((first / "run.json").string() + ": the sweep name " + nlohmann::json(name).dump() +
+                     " is not a plain file name");
+  Sweep sweep = parse_sweep(sweep_text, (first / "sweep.toml").string(), origin.profile, origin.sets, registry);
   if (!name.empty()) sweep.name = name;
+
+  // The output folder is held for the whole merge; shards still being written by a run are refused.
+  ResultsDir held(out_dir);
+  held.check_owner(sweep.name, sweep.measures_text());
+  std::vector<std::unique_ptr<ResultsDir>> reading;
+  for (const auto& d : shard_dirs)
+    if (!fs::equivalent(d, out_dir, ec)) reading.push_back(std::make_unique<ResultsDir>(d, ResultsDir::Mode::Shared));
 
   // Sources: every shard, plus results already in the output directory (merging is idempotent).
   std::vector<fs::path> sources(shard_dirs.begin(), shard_dirs.end());
-  std::error_code ec;
   if (fs::exists(fs::path(out_dir) / kResults, ec)) sources.emplace_back(out_dir);
   for (const auto& d : sources) {
     if (!fs::exists(d / kResults, ec)) throw InputError(d.string() + ": no " + kResults + " (did that shard run?)");
-    if (!fs::exists(d / "sweep.toml", ec) || read_text(d / "sweep.toml") != sweep_text ||
-        !fs::exists(d / "run.json", ec) || read_text(d / "run.json") != origin_text)
+    if (!fs::exists(d / "sweep.toml", ec) || read_small(d / "sweep.toml", "sweep file") != sweep_text ||
+        !fs::exists(d / "run.json", ec) || read_small(d / "run.json", "run.json") != origin_text)
       throw InputError(d.string() + ": ran a different sweep than " + first.string() +
                        " (sweep.toml or run.json differ)");
   }
@@ -302,13 +284,10 @@ RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::s
 
   std::string lines;
   for (const auto& [task, entry] : merged) lines += task_to_json(entry.first).dump() + "\n";
-  {
-    OutputDir setup(out_dir);
-    setup.write("sweep.toml", sweep_text);
-    setup.write("run.json", origin_text);
-    setup.write(kResults, lines);
-    setup.keep();
-  }
+  held.write("sweep.toml", sweep_text);
+  held.write("run.json", origin_text);
+  held.write(kResults, lines);
+  held.keep();
   RunOutcome out;
   out.out_dir = out_dir;
   out.tasks_total = points.size() * static_cast<std::size_t>(sweep.runs);
@@ -316,6 +295,7 @@ RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::s
   Finished f = finish(sweep, out_dir, registry);
   out.aggregated = true;
   out.plotted = f.plotted;
+  out.tasks_missing = f.missing;
   out.checks = std::move(f.checks);
   return out;
 }

@@ -91,7 +91,9 @@ void expand_axes(const Sweep& sweep, const Measure& measure, const std::vector<c
     const std::string context =
         sweep.path + (label.empty() ? ":" + where + (where.empty() ? " [params]" : "") : ":" + where + " grid point" + label);
     Params params = resolve_params(measure.params, given, context);
-    std::string key = (part.empty() ? "" : "part=" + part + " ") + params.canonical();
+    // The measure is part of a task's identity: resuming after the sweep's measure changed must
+    // not take the other measure's records for this one's.
+    std::string key = (part.empty() ? "" : "part=" + part + " ") + measure.name + " " + params.canonical();
     if (auto [it, fresh] = seen.emplace(key, i); !fresh)
       throw InputError(context + ": same parameters as grid point #" + std::to_string(it->second + 1) + " (" +
                        key + "); remove the duplicate value");
@@ -104,6 +106,19 @@ void expand_axes(const Sweep& sweep, const Measure& measure, const std::vector<c
 }
 
 }  // namespace
+
+double grid_size(const Sweep& sweep, const Registry& registry) {
+  auto product = [&](const Measure* m, const std::map<std::string, std::string>& own) {
+    double n = 1;
+    for (const auto& a : sweep.grid)
+      if (!m || (m->param(a.name) && !own.count(a.name))) n *= static_cast<double>(a.values.size());
+    return n;
+  };
+  if (sweep.parts.empty()) return product(nullptr, {});
+  double total = 0;
+  for (const auto& part : sweep.parts) total += product(&registry.get(part.measure), part.fixed);
+  return total;
+}
 
 std::vector<GridPoint> expand_grid(const Sweep& sweep, const Measure& measure) {
   std::vector<const GridAxis*> axes;

@@ -272,7 +272,7 @@ TEST(SweepGrid, FirstAxisSlowestWithFormulasResolved) {
     EXPECT_EQ(points[i].params.entry("scheme").text, order[i].second);
   }
   EXPECT_EQ(points[2].params.entry("P").text, "4");  // d/8 with d = 32
-  EXPECT_EQ(points[0].key, "N=10 d=16 T=inf x=1 scheme=a P=2");  // runs and seed excluded
+  EXPECT_EQ(points[0].key, "toy.noise N=10 d=16 T=inf x=1 scheme=a P=2");  // runs and seed excluded
   EXPECT_EQ(points[0].params.integer("runs"), 3);
   EXPECT_EQ(points[0].params.integer("seed"), 4);
   EXPECT_EQ(expand_grid(parse(kHead), toy().get("toy.noise")).size(), 1u);  // no grid: one point
@@ -291,8 +291,8 @@ x = 5
   EXPECT_EQ(s.grid[0].values, (std::vector<std::string>{"a", "b"}));  // labels: the axis parameter
   const auto points = expand_grid(s, toy().get("toy.noise"));
   ASSERT_EQ(points.size(), 4u);
-  EXPECT_EQ(points[1].key, "N=10 d=32 T=inf x=2 scheme=a P=4");
-  EXPECT_EQ(points[3].key, "N=10 d=32 T=inf x=3 scheme=b P=8");
+  EXPECT_EQ(points[1].key, "toy.noise N=10 d=32 T=inf x=2 scheme=a P=4");
+  EXPECT_EQ(points[3].key, "toy.noise N=10 d=32 T=inf x=3 scheme=b P=8");
   const Sweep quick = parse(text, "quick");  // a fixed value overrides the linked one
   EXPECT_EQ(expand_grid(quick, toy().get("toy.noise"))[3].params.entry("x").text, "5");
   EXPECT_EQ(parse(text, "", {"scheme=a"}).grid.size(), 1u);

@@ -1,6 +1,7 @@
 #pragma once
 // Running a sweep: tasks (grid point x run) on a thread pool, appended to results.jsonl as they
 // finish; resume, shards, progress; then aggregation, plot and checks.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ struct RunOptions {
   int threads = 0;              // 0: all cores
   bool resume = false;          // keep results.jsonl and skip tasks already in it
   bool quiet = false;           // no progress output
-  int shard_index = 0, shard_count = 1;  // run tasks with (task index % count) == index
+  uint64_t shard_index = 0, shard_count = 1;  // run tasks with (task index % count) == index
   SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
   const Registry* registry = nullptr;  // where the sweep's measure lives; null: builtin_registry()
 };
@@ -23,6 +24,7 @@ struct RunOutcome {
   std::string out_dir;
   // Tasks of this run (of this shard for --shard), run now, and found done (resume; merged for merge).
   std::size_t tasks_total = 0, tasks_run = 0, tasks_skipped = 0;
+  std::size_t tasks_missing = 0;  // tasks of the sweep without a result after aggregation (merge)
   bool aggregated = false;       // false for a shard of n > 1
   bool plotted = false;          // the plot was drawn (plot.svg/plot.png)
   std::vector<CheckResult> checks;
@@ -32,8 +34,9 @@ struct RunOutcome {
 // "DIR/: results.jsonl, summary.csv, ... (3 checks passed, 0 failed)": where the outputs went.
 std::string outcome_summary(const RunOutcome& outcome);
 
-// Runs the sweep. Bad input (unwritable directory, existing results without --resume, ...)
-// throws InputError before anything is written.
+// Runs the sweep. Bad input (unwritable directory, existing results without --resume, a folder
+// holding another sweep's outputs or in use by another process, a sweep past the limits, ...)
+// throws InputError before anything is written. The output directory is locked for the whole run.
 RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options);
 
 // After a run (or a merge): aggregate results.jsonl of `out_dir` into summary.csv, draw the plot,
