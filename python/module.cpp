@@ -18,6 +18,7 @@
 #include "scalinglab/lab/aggregate.hpp"
 #include "scalinglab/lab/describe.hpp"
 #include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/limits.hpp"
 #include "scalinglab/lab/results.hpp"
 #include "scalinglab/lab/runner.hpp"
 
@@ -128,6 +129,7 @@ py::dict run_sweep_file(const std::string& path, const std::string& out_dir, int
   {
     py::gil_scoped_release nogil;
     const Sweep sweep = load_sweep(path, profile, sets);
+    require_known_profile(sweep, profile);
     RunOptions opts;
     opts.out_dir = out_dir;
     opts.threads = threads;
@@ -245,6 +247,17 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("run_sweep", &run_sweep_file, "path"_a, "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
           "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true);
   mod.def("read_results", &read_results_file, "path"_a);
+  mod.def(
+      "set_limits",
+      [](double points, double tasks, double memory) {
+        if (!(points > 0) || !(tasks > 0) || !(memory >= 0)) throw InputError("limits must be positive");
+        set_limits(Limits{points, tasks, memory});
+      },
+      "max_points"_a, "max_tasks"_a, "max_memory"_a);
+  mod.def("get_limits", [] {
+    const Limits l = limits();
+    return py::dict("max_points"_a = l.max_points, "max_tasks"_a = l.max_tasks, "max_memory"_a = l.memory_bytes());
+  });
   mod.def("fit_law", &fit_law_py, "csv"_a, "law"_a, "columns"_a, "drop_top"_a, "delta"_a, "bootstrap"_a, "level"_a,
           "seed"_a, "starts"_a, "at"_a, "threads"_a);
   mod.def("frontier_isoflop", &frontier_py, "csv"_a, "columns"_a, "drop_top"_a, "bootstrap"_a, "level"_a, "seed"_a,

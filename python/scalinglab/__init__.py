@@ -26,7 +26,7 @@ from . import _scalinglab as _core
 
 __all__ = [
     "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "to_pandas",
-    "load_results", "fit", "frontier",
+    "load_results", "fit", "frontier", "limits", "set_limits",
 ]
 
 _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
@@ -171,6 +171,22 @@ def run(path, out=None, threads=0, resume=False, profile="", set=None, quiet=Tru
     """Runs the sweep file `path` and returns the aggregated table (dict of numpy arrays,
     ready for pandas.DataFrame). See run_sweep for the options and for the checks."""
     return run_sweep(path, out, threads, resume, profile, set, quiet)[0]
+
+
+def limits():
+    """The limits checked before any work starts: {"max_points", "max_tasks", "max_memory"} (grid
+    points of a sweep, tasks of a sweep or runs of an eval, bytes the runs going at once may
+    allocate by the measures' estimates). See docs/reliability.md."""
+    return dict(_core.get_limits())
+
+
+def set_limits(max_points=None, max_tasks=None, max_memory=None):
+    """Raises (or lowers) the limits for this process; None keeps a limit as it is. A run past a
+    limit raises ValueError at once, before anything is computed."""
+    cur = limits()
+    _core.set_limits(float(cur["max_points"] if max_points is None else max_points),
+                     float(cur["max_tasks"] if max_tasks is None else max_tasks),
+                     float(cur["max_memory"] if max_memory is None else max_memory))
 
 
 def to_pandas(table):

@@ -2,6 +2,7 @@
 // declared once: the complexities chi and chi-bar of a factorization, and training the gated MLP.
 #include "scalinglab/factor/factor_measures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -148,6 +149,47 @@ Record train_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// Bytes of one factor.train run: the conditional tables p(y_j | pa_j) and their entropies, per
+// input entropies and row lists, the batch, parameters, gradient and Adam moments (16 bytes per
+// parameter), the per-shard gradients, the embedding's row gradients, and the per-worker
+// activations of a chunk of rows.
+double train_bytes(const Params& prm) {
+  const FactorSpec fs = factor_spec(prm, "factor.train");
+  double N = 1, M = 1, tables = 0;
+  for (uint32_t p : fs.input) N *= p;
+  for (uint32_t q : fs.output) M *= q;
+  const std::size_t k = fs.input.size();
+  std::vector<double> sizes(fs.input.begin(), fs.input.end());
+  std::sort(sizes.rbegin(), sizes.rend());
+  // Parents of one output factor: `parents`, or for random edges the mean plus two standard deviations.
+  double parents = std::max(fs.parents, 0), configs = 1, expected = 1;
+  if (fs.beta >= 0) {
+    const double kk = static_cast<double>(k);
+    parents = std::ceil(kk * fs.beta + 2 * std::sqrt(kk * fs.beta * (1 - fs.beta)));
+    for (double p : sizes) expected *= 1 - fs.beta + fs.beta * p;
+  }
+  // Parent configurations of one output factor: those of the largest input factors, at least the mean.
+  for (std::size_t i = 0; i < std::min(static_cast<std::size_t>(parents), k); ++i) configs *= sizes[i];
+  configs = std::max(configs, expected);
+  for (uint32_t q : fs.output) tables += 8 * configs * (q + 1);
+  const Setting setting = parse_setting(prm.choice("setting"));
+  const double d = prm.real("d"), h = prm.real("h"), L = prm.real("L"), batch = prm.real("batch");
+  const std::string& emb = prm.choice("embedding");
+  const bool learned = !(emb == "factorized" || (emb == "auto" && setting == Setting::generalization));
+  const double body = 3 * L * h * d + M * d, params = N * d + body;
+  const double rows = setting == Setting::single_pass ? batch
+                      : setting == Setting::compression ? N
+                                                        : std::round(prm.real("gamma") * N);
+  const double test_rows = setting == Setting::generalization ? N - rows : N;
+  const double shards = std::min(16.0, std::ceil(rows / 1024));  // of the gradient
+  const double workers =
+      std::min({16.0, std::ceil(std::max(rows, test_rows) / 1024), static_cast<double>(resolve_threads(0))});
+  const double chunk = std::clamp(std::floor(1048576 / M), 16.0, 256.0);
+  const double workspace = 4 * chunk * (2 * (L + 1) * d + 3 * L * h + M + 2 * d + 3 * h + L + 1) + 12 * M;
+  return tables + 28 * N + (setting == Setting::single_pass ? 8 * batch : 0.0) + 16 * params + 4 * shards * body +
+         (learned ? 4 * rows * d : 0.0) + workers * workspace + kProductWorkspaceBytes;
+}
+
 }  // namespace
 
 void register_factor_measures(Registry& reg) {
@@ -224,6 +266,7 @@ void register_factor_measures(Registry& reg) {
                  {"curve_loss", "test loss after curve_epoch epochs", true},
                  {"curve_flops", "compute spent at curve_epoch", true}};
     m.fn = train_run;
+    m.memory = train_bytes;
     reg.add(std::move(m));
   }
 }

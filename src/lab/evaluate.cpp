@@ -1,9 +1,12 @@
 #include "scalinglab/lab/evaluate.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/stats.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab {
 
@@ -27,38 +30,63 @@ nlohmann::json number(double v) {
 nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   const auto runs = static_cast<std::size_t>(params.integer("runs"));
   const auto seed = static_cast<uint64_t>(params.real("seed"));
-  std::vector<Record> records(runs);
-  if (runs > 1 && resolve_threads(threads) > 1) set_blas_threads(1);
+  if (threads < 0) throw InputError("threads: " + std::to_string(threads) + " (expected >= 0; 0: all cores)");
+  check_limit(static_cast<double>(runs), limits().max_tasks, m.name, "runs", "--max-tasks");
+  const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(threads)), runs));
+  check_memory(m, params, workers);
+  // As in sweeps: one BLAS thread per run, so the numbers never depend on the thread count.
+  set_blas_threads(1);
   set_task_threads(runs > 1 ? 1 : resolve_threads(threads));
-  parallel_for(runs, threads, [&](std::size_t r, int) { records[r] = run_task(m, params, seed, r); });
+
+  // Runs go in blocks, each summarised in run order: memory stays bounded for any `runs`, and the
+  // summary is the same whatever the thread count.
+  constexpr std::size_t kBlock = 4096;
+  std::vector<Record> records;
+  std::vector<std::string> scalar_names, series_names;
+  std::vector<Summary> scalar_stats;
+  std::vector<std::vector<Summary>> series_stats;
+  Record first;
+  for (std::size_t begin = 0; begin < runs; begin += kBlock) {
+    const std::size_t n = std::min(kBlock, runs - begin);
+    records.assign(n, Record{});
+    parallel_for(n, threads, [&](std::size_t i, int) { records[i] = run_task(m, params, seed, begin + i); });
+    if (begin == 0) {
+      first = records[0];
+      for (const auto& [name, v] : first.scalars) scalar_names.push_back(name);
+      for (const auto& [name, v] : first.series) series_names.push_back(name);
+      scalar_stats.assign(scalar_names.size(), Summary{});
+      series_stats.resize(series_names.size());
+      for (std::size_t k = 0; k < series_names.size(); ++k) series_stats[k].assign(first.series[k].second.size(), Summary{});
+    }
+    for (const auto& r : records) {
+      for (std::size_t k = 0; k < scalar_stats.size() && k < r.scalars.size(); ++k) scalar_stats[k].add(r.scalars[k].second);
+      for (std::size_t k = 0; k < series_stats.size() && k < r.series.size(); ++k)
+        for (std::size_t i = 0; i < series_stats[k].size() && i < r.series[k].second.size(); ++i)
+          series_stats[k][i].add(r.series[k].second[i]);
+    }
+  }
 
   nlohmann::json out;
   out["measure"] = m.name;
   out["params"] = params.to_json();
   nlohmann::json metrics = nlohmann::json::object();
   if (runs == 1) {
-    for (const auto& [name, v] : records[0].scalars) metrics[name] = number(v);
-    for (const auto& [name, v] : records[0].series) {
+    for (const auto& [name, v] : first.scalars) metrics[name] = number(v);
+    for (const auto& [name, v] : first.series) {
       nlohmann::json arr = nlohmann::json::array();
       for (double x : v) arr.push_back(number(x));
       metrics[name] = arr;
     }
   } else {
-    for (std::size_t k = 0; k < records[0].scalars.size(); ++k) {
-      Summary s;
-      for (const auto& r : records) s.add(r.scalars[k].second);
-      metrics[records[0].scalars[k].first] = {
+    for (std::size_t k = 0; k < scalar_stats.size(); ++k) {
+      const Summary& s = scalar_stats[k];
+      metrics[scalar_names[k]] = {
           {"mean", number(s.mean)}, {"std", number(s.std())}, {"sem", number(s.sem())}, {"count", s.count}};
     }
-    for (std::size_t k = 0; k < records[0].series.size(); ++k) {
-      const std::size_t len = records[0].series[k].second.size();
+    for (std::size_t k = 0; k < series_stats.size(); ++k) {
       nlohmann::json arr = nlohmann::json::array();
-      for (std::size_t i = 0; i < len; ++i) {
-        Summary s;
-        for (const auto& r : records) s.add(r.series[k].second[i]);
-        arr.push_back(number(s.mean));
-      }
-      metrics[records[0].series[k].first] = arr;
+      for (const auto& s : series_stats[k]) arr.push_back(number(s.mean));
+      metrics[series_names[k]] = arr;
     }
   }
   out["metrics"] = metrics;

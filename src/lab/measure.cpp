@@ -1,8 +1,10 @@
 #include "scalinglab/lab/measure.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab {
 
@@ -50,6 +52,22 @@ const Measure& Registry::get(const std::string& name) const {
   std::string names;
   for (const auto& m : measures_) names += (names.empty() ? "" : ", ") + m.name;
   throw InputError("unknown measure '" + name + "' (known: " + names + ")");
+}
+
+double series_bytes(const Params& prm, double values) {
+  const double runs = prm.has("runs") ? std::min(prm.real("runs"), 4096.0) : 1.0;
+  return values * (80 + 8 * runs);
+}
+
+void check_memory(const Measure& m, const Params& params, int concurrent) {
+  if (!m.memory) return;
+  const double each = m.memory(params), limit = limits().memory_bytes();
+  const double total = each * std::max(concurrent, 1);
+  if (total <= limit) return;
+  throw InputError(m.name + " at " + params.canonical() + " needs about " + bytes_text(each) + " per run" +
+                   (concurrent > 1 ? " (" + std::to_string(concurrent) + " at once: " + bytes_text(total) + ")" : "") +
+                   ", more than the limit of " + bytes_text(limit) +
+                   "; reduce the sizes" + (concurrent > 1 ? " or --threads" : "") + ", or raise the limit with --max-memory");
 }
 
 std::vector<const Measure*> Registry::all() const {

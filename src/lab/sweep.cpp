@@ -11,7 +11,9 @@
 #include <toml++/toml.h>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab {
 
@@ -562,6 +564,7 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
       if (auto x = t.get("params")) r.params(x, key + " params", target, true);
       if (auto x = t.get("grid")) r.grid(x, key + " grid", target, true);
       if (name == profile) s.profile = profile;
+      s.profiles.push_back(name);
     }
   }
   for (const auto& set : sets) {
@@ -589,23 +592,34 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     if (!arr) r.fail(v, "check: use [[check]] tables, one per claim");
     for (std::size_t i = 0; i < arr->size(); ++i) {
       CheckSpec c = r.check(arr->get(i), i);
+      for (const auto& name : c.profiles)
+        if (name != "default" && std::find(s.profiles.begin(), s.profiles.end(), name) == s.profiles.end())
+          s.profiles.push_back(name);
       // A check limited to some profiles applies only under them ("default": the file as written).
       const std::string current = profile.empty() || s.profile.empty() ? "default" : s.profile;
       if (c.profiles.empty() || std::find(c.profiles.begin(), c.profiles.end(), current) != c.profiles.end())
         s.checks.push_back(std::move(c));
     }
   }
+  check_limit(grid_size(s, registry), limits().max_points, path, "grid points", "--max-points");
   expand_grid(s, registry);  // resolves every point now: bad values fail before anything runs
   return s;
 }
 
+void require_known_profile(const Sweep& s, const std::string& profile) {
+  if (profile.empty() || is_standard_profile(profile)) return;
+  if (std::find(s.profiles.begin(), s.profiles.end(), profile) != s.profiles.end()) return;
+  throw InputError(s.path + ": unknown profile '" + profile + "' (this file knows: " +
+                   (s.profiles.empty() ? std::string("none") : join(s.profiles)) +
+                   "; \"quick\" and \"paper\" run it as written when it does not define them)");
+}
+
+bool is_standard_profile(const std::string& profile) { return profile == "quick" || profile == "paper";
+}
+
 Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets,
                  const Registry& registry) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) throw InputError(path + ": cannot read the sweep file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_sweep(text.str(), path, profile, sets, registry);
+  return parse_sweep(read_file(path, kMaxSweepFileBytes, "sweep file"), path, profile, sets, registry);
 }
 
 Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets) {

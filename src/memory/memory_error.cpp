@@ -1,5 +1,7 @@
 #include "scalinglab/memory/memory_error.hpp"
 
+#include "scalinglab/lab/measure.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -166,6 +168,11 @@ Theorem1Bounds theorem1_bounds(const ZipfTask& task, const std::vector<double>& 
     if (value < b.upper) b.upper = value, b.gamma = gamma;
   }
   return b;
+}
+
+double error_buffer_bytes(double N, double M, double d, bool materialised) {
+  const double rows = materialised ? N : std::min(N, static_cast<double>(kEmbeddingBlock));
+  return 4 * (rows * d + 3 * M * d + M * M + M * rows) + kProductWorkspaceBytes;
 }
 
 }  // namespace scalinglab::memory

@@ -2,6 +2,7 @@
 // Memories"), declared once: parameters, metrics and the function that computes them.
 #include "scalinglab/memory/memory_measures.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "scalinglab/core/error.hpp"
@@ -64,6 +65,19 @@ const Embeddings& draw(MemoryRun& run, std::size_t d) {
   return storage;
 }
 
+// Bytes of one memory.error run: per input about 72 bytes (p twice, labels, q, sample counts and
+// the alias sampler, Theorem 1's sorted copies), plus the error's buffers.
+double memory_error_bytes(const Params& prm) {
+  const double N = prm.real("N"), M = prm.real("M"), d = prm.real("d");
+  return 72 * N + error_buffer_bytes(N, M, d, N * d <= kMaterialisedEntries);
+}
+
+// Bytes of one memory.matrix run: as memory.error with E held whole, plus the M x N matrix and its series.
+double memory_matrix_bytes(const Params& prm) {
+  const double N = prm.real("N"), M = prm.real("M"), d = prm.real("d");
+  return 72 * N + error_buffer_bytes(N, M, d, true) + 8 * M * N + series_bytes(prm, M * N);
+}
+
 Record memory_error_run(const Params& prm, Stream& stream) {
   MemoryRun run = draw_memory_run(prm, stream);
   const auto d = static_cast<std::size_t>(prm.integer("d"));
@@ -98,7 +112,8 @@ Record memory_matrix_run(const Params& prm, Stream& stream) {
   return r;
 }
 
-Record train_run(const Params& prm, Stream& stream) {
+// memory.train's parameters as a TrainSpec; InputError for combinations the trainer refuses.
+TrainSpec train_spec(const Params& prm) {
   TrainSpec spec;
   spec.N = static_cast<std::size_t>(prm.integer("N"));
   spec.M = static_cast<std::size_t>(prm.integer("M"));
@@ -130,6 +145,11 @@ Record train_run(const Params& prm, Stream& stream) {
     throw InputError("memory.train: T=inf needs batch=inf (population gradient); give a finite T");
   if (spec.optimizer.kind == OptimizerKind::sgd_normalized && spec.model.kind != ModelKind::matrix)
     throw InputError("memory.train: optimizer=sgd_normalized needs model=matrix");
+  return spec;
+}
+
+Record train_run(const Params& prm, Stream& stream) {
+  const TrainSpec spec = train_spec(prm);
   const TrainResult res = train_memory(spec, stream);
   Record r;
   r.set("error", res.error);
@@ -154,6 +174,38 @@ Record train_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// Bytes of one memory.train run: the task and sampler (60 bytes per input), the batch, W, E and U
+// twice (initial and trained), gradient and Adam moments when used, the state's own buffers, the
+// per-batch activations, the logits at the end, and the returned snapshot, embeddings and curve.
+double train_bytes(const Params& prm) {
+  const TrainSpec spec = train_spec(prm);
+  const double N = static_cast<double>(spec.N), M = static_cast<double>(spec.M), d = static_cast<double>(spec.d);
+  const bool population = std::isinf(spec.batch);
+  const double batch = population ? N : std::min(spec.batch, spec.T);
+  const double k = std::min(batch, N);  // distinct inputs of a compacted batch
+  const double params = 8 * (d * d + N * d + M * d);
+  const OptimizerKind opt = spec.optimizer.kind;
+  double bytes = 60 * N + 16 * batch + 2 * params + 8 * k * (6 * d + 2 * M);
+  switch (state_path(spec)) {
+    case StatePath::span: bytes += 8 * (2 * M * N + M * M + N * N + k * M + M * d); break;
+    case StatePath::features: bytes += 8 * (N * d + N * N + 3 * k * d + N * k); break;
+    case StatePath::dense:
+      if (opt != OptimizerKind::sgd) bytes += params;  // gradient
+      if (opt == OptimizerKind::adam && !(spec.optimizer.beta1 == 0 && spec.optimizer.beta2 == 0)) bytes += 2 * params;
+      if (opt == OptimizerKind::adam && spec.model.learns_W()) bytes += 16 * k * d + 256 * d;
+      if (opt == OptimizerKind::sgd_normalized) bytes += 8 * (d * d + k * d);
+      break;
+  }
+  bytes += 8 * N * d + 16 * M * N;  // logits: the features, then the M x N product and its transpose
+  if (spec.snapshot_step >= 0) bytes += 8 * M * N + series_bytes(prm, M * N);
+  if (spec.keep_embeddings) {
+    const double values = 2 * N * d + M * d + N;  // E, features, U, labels
+    bytes += 8 * N * d + 8 * values + series_bytes(prm, values);
+  }
+  if (spec.track_approx) bytes += 8 * (N + 2 * M * d + M * M + 2 * M * N);
+  return bytes + series_bytes(prm, 2.0 * spec.curve_points) + kProductWorkspaceBytes;
+}
+
 Record infinite_memory_run(const Params& prm, Stream&) {
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const double alpha = prm.real("alpha"), T = prm.count("T");
@@ -162,6 +214,9 @@ Record infinite_memory_run(const Params& prm, Stream&) {
   r.set("asymptote", infinite_memory_asymptote(N, alpha, T));
   return r;
 }
+
+// Bytes of one memory.infinite_memory_error run: the N probabilities.
+double infinite_memory_bytes(const Params& prm) { return 8 * prm.real("N"); }
 
 std::vector<ParamSpec> memory_params() {
   std::vector<ParamSpec> ps = data_params();
@@ -210,6 +265,7 @@ void register_memory_measures(Registry& r) {
                  {"bound_lower", "Theorem 1 lower bound (8) on E_{e,u}[error] for this q"},
                  {"bound_upper", "Theorem 1 upper bound (7), minimised over gamma, for this q"}};
     m.fn = memory_error_run;
+    m.memory = memory_error_bytes;
     r.add(std::move(m));
   }
   {
@@ -224,6 +280,7 @@ void register_memory_measures(Registry& r) {
     m.metrics = {{"error", "generalization error (5) of this run"},
                  {"matrix", "scores u_y^T W_q e_x, row-major M x N", true}};
     m.fn = memory_matrix_run;
+    m.memory = memory_matrix_bytes;
     r.add(std::move(m));
   }
   {
@@ -288,6 +345,7 @@ void register_memory_measures(Registry& r) {
                  {"features", "embeddings=true: final features n(W e_x) (relu: n(ReLU(e_x))) that U reads, row-major N x d", true},
                  {"label", "embeddings=true: the label f*(x) of each input x", true}};
     m.fn = train_run;
+    m.memory = train_bytes;
     r.add(std::move(m));
   }
   {
@@ -304,6 +362,7 @@ void register_memory_measures(Registry& r) {
     m.metrics = {{"error", "exact expected error sum_x p(x)(1-p(x))^T"},
                  {"asymptote", "C^(1/alpha) Gamma(1-1/alpha)/alpha T^-(1-1/alpha) (NaN if alpha <= 1)"}};
     m.fn = infinite_memory_run;
+    m.memory = infinite_memory_bytes;
     m.deterministic = true;
     r.add(std::move(m));
   }

@@ -5,6 +5,7 @@
 #include "scalinglab/memory/sgd_approx_measures.hpp"
 #include "scalinglab/memory/memory_measures.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "scalinglab/core/error.hpp"
@@ -30,6 +31,16 @@ uint64_t finite_count(const Params& prm, const std::string& name) {
     throw InputError("memory.sgd_approx: " + name + "=inf is not supported (the approximation follows a finite " +
                      "number of SGD steps); give a finite " + name);
   return static_cast<uint64_t>(v);
+}
+
+// Bytes of one memory.sgd_approx run: per input the task (20), counts, alias sampler and sort
+// order (48), the batch's touched inputs, the error's embeddings and products (as memory.error),
+// and the series q.
+double sgd_approx_bytes(const Params& prm) {
+  const double N = prm.real("N"), M = prm.real("M"), d = prm.real("d");
+  const double batch = std::min(prm.count("batch"), prm.count("T"));
+  const double buffers = error_buffer_bytes(N, M, d, N * d <= kMaterialisedEntries);
+  return 68 * N + (std::isinf(batch) ? 0.0 : 4 * batch) + buffers + series_bytes(prm, N);
 }
 
 Record sgd_approx_run(const Params& prm, Stream& stream) {
@@ -73,6 +84,9 @@ Record sgd_approx_run(const Params& prm, Stream& stream) {
   r.set_series("q", std::move(q));
   return r;
 }
+
+// Bytes of one memory.sgd_approx_iterates run: three series of n_max + 1 values.
+double sgd_approx_iterates_bytes(const Params& prm) { return series_bytes(prm, 3 * (prm.real("n_max") + 1)); }
 
 Record sgd_approx_iterates_run(const Params& prm, Stream&) {
   const auto M = static_cast<std::size_t>(prm.integer("M"));
@@ -147,6 +161,15 @@ Record sgd_approx_scheme_run(const Params& prm, Stream&) {
   return r;
 }
 
+// Bytes of one memory.sgd_approx_scheme run: f^n(0) for n up to the largest count n_1, and per
+// input x, n, q, counts, indices, the fits' logarithms (88 bytes) and the series x, n, q (q_rho).
+double sgd_approx_scheme_bytes(const Params& prm) {
+  const double N = prm.real("N"), shift = prm.real("shift");
+  const double n_first = std::floor(prm.real("n_min") * std::pow((N + shift) / (1 + shift), prm.real("alpha")) + 1e-9);
+  const bool ref = prm.real("rho_ref") >= 0;
+  return 8 * (n_first + 1) + (88 + (ref ? 8 : 0)) * N + series_bytes(prm, (ref ? 4 : 3) * N);
+}
+
 }  // namespace
 
 void register_sgd_approx_measures(Registry& r) {
@@ -182,6 +205,7 @@ void register_sgd_approx_measures(Registry& r) {
                  {"updates", "number of SGD steps approximated: ceil(T / batch)"},
                  {"q", "the weights q(x), x = 0..N-1 (Figure 5 right)", true}};
     m.fn = sgd_approx_run;
+    m.memory = sgd_approx_bytes;
     r.add(std::move(m));
   }
   {
@@ -202,6 +226,7 @@ void register_sgd_approx_measures(Registry& r) {
                  {"value", "f^n(0)", true},
                  {"flow", "continuous-time limit of f^n(0)", true}};
     m.fn = sgd_approx_iterates_run;
+    m.memory = sgd_approx_iterates_bytes;
     m.deterministic = true;
     r.add(std::move(m));
   }
@@ -233,6 +258,7 @@ void register_sgd_approx_measures(Registry& r) {
                  {"q", "q_gamma(x) = f^{n_x}(0)", true},
                  {"q_rho", "rho_ref >= 0: c n_x^rho_ref, log c = mean of log q - rho_ref log n_x", true}};
     m.fn = sgd_approx_scheme_run;
+    m.memory = sgd_approx_scheme_bytes;
     m.deterministic = true;
     r.add(std::move(m));
   }

@@ -3,6 +3,7 @@
 #include "scalinglab/skills/skills_measures.hpp"
 
 #include <cmath>
+#include <fmt/format.h>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -74,9 +75,61 @@ Record threshold_run(const Params& prm, Stream&) {
   return r;
 }
 
+// Graphs count concepts, texts and edges in 32 bits (bipartite_graph.hpp): a larger value would
+// wrap around, and a graph with UINT32_MAX edges or more is refused after it is built.
+constexpr double kMaxCount = 4294967295.0, kMaxEdges = 4294967294.0;
+
+// A count in plain digits ("6000000000", not "6e+09").
+std::string digits(double value) { return fmt::format("{:.0f}", value); }
+
+// `value`, named `what`, as a 32-bit count; InputError naming it and the maximum when it does not fit.
+uint32_t count32(const std::string& measure, const std::string& what, double value) {
+  if (!(value >= 0 && value <= kMaxCount))
+    throw InputError(measure + ": " + what + " = " + digits(value) + " is more than the maximum of " +
+                     digits(kMaxCount) + " (graphs count in 32 bits)");
+  return static_cast<uint32_t>(value);
+}
+
+// Sizes of the concept-text graph of skills.peel and skills.pipeline: concepts, texts (checks) and
+// edges (expected for the random ensembles), refused before anything is drawn when they do not fit.
+struct GraphSize {
+  uint32_t R = 0, T = 0;
+  double edges = 0;
+};
+
+GraphSize graph_size(const Params& prm, const std::string& measure, const std::string& kind) {
+  GraphSize g;
+  g.R = count32(measure, "R", prm.real("R"));
+  auto refuse_edges = [&](const std::string& what, double edges) {
+    if (edges > kMaxEdges)
+      throw InputError(measure + ": " + what + " = " + digits(edges) + " edges, more than the maximum of " +
+                       digits(kMaxEdges) + " (graphs count in 32 bits)");
+  };
+  if (kind == "regular") {
+    g.edges = prm.real("R") * prm.real("l");
+    refuse_edges("R*l", g.edges);
+    g.T = static_cast<uint32_t>(g.edges / prm.real("r"));
+    return g;
+  }
+  const double k = prm.real("texts_per_concept");
+  g.T = k > 0 ? count32(measure, "T = round(texts_per_concept*R)", std::round(k * prm.real("R")))
+              : count32(measure, "T", prm.real("T"));
+  g.edges = prm.real("d_t") * g.T;  // binomial: (d_t / R) R T; poisson: d_t per text
+  refuse_edges("d_t*T (expected)", g.edges);
+  return g;
+}
+
+// Bytes of a graph and its peeling: per edge both CSR lists (8.2 bytes with the reserve's margin),
+// per text offsets, check states and frontiers (32), per concept offsets, fill pointers and masks (18).
+double graph_bytes(const GraphSize& g) { return 8.2 * g.edges + 32.0 * g.T + 18.0 * g.R; }
+
+// Bytes of one skills.peel run: its graph and the peeling.
+double peel_bytes(const Params& prm) { return graph_bytes(graph_size(prm, "skills.peel", prm.choice("ensemble"))); }
+
 Record peel_run(const Params& prm, Stream& stream) {
   const std::string kind = prm.choice("ensemble");
-  const auto R = static_cast<uint32_t>(prm.integer("R"));
+  const GraphSize size = graph_size(prm, "skills.peel", kind);
+  const uint32_t R = size.R;
   const double d_t = prm.real("d_t"), erasure = prm.real("erasure");
   Stream graph_stream = stream.substream(0), erasure_stream = stream.substream(1);
   BipartiteGraph g;
@@ -87,7 +140,7 @@ Record peel_run(const Params& prm, Stream& stream) {
       g = regular_graph(R, l, r, graph_stream);
       theory = {DegreeDistribution::regular(l), DegreeDistribution::regular(r)};
     } else {
-      const auto T = static_cast<uint32_t>(std::llround(texts_of(prm, R, static_cast<double>(prm.integer("T")))));
+      const uint32_t T = size.T;
       if (d_t > R) throw InputError("skills.peel: d_t must be <= R");
       const double p = d_t / R;
       if (kind == "binomial") {
@@ -251,10 +304,11 @@ Record emergence_run(const Params& prm, Stream&) {
 
 Record pipeline_run(const Params& prm, Stream& stream) {
   PipelineSpec spec;
-  spec.R = static_cast<uint32_t>(prm.integer("R"));
-  spec.T = static_cast<uint32_t>(std::llround(texts_of(prm, spec.R, static_cast<double>(prm.integer("T")))));
+  const GraphSize size = graph_size(prm, "skills.pipeline", "binomial");
+  spec.R = size.R;
+  spec.T = size.T;
   spec.d_t = prm.real("d_t");
-  spec.S = static_cast<uint32_t>(prm.integer("S"));
+  spec.S = count32("skills.pipeline", "S", prm.real("S"));
   spec.L = static_cast<int>(prm.integer("L"));
   spec.eta = level_formula(prm.choice("eta"), spec.L);
   spec.sigma = level_formula(prm.choice("sigma"), spec.L);
@@ -290,18 +344,32 @@ Record pipeline_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// Bytes of one skills.pipeline run: the peeled graph, the co-occurring concept pairs (T d_t^2 (R-1)/(2R)
+// expected, 8 bytes each, up to 3x while the vector grows), each concept's skill, the S x S pair
+// counters and the per-level results.
+double pipeline_bytes(const Params& prm) {
+  const GraphSize g = graph_size(prm, "skills.pipeline", "binomial");
+  const double R = g.R, d_t = prm.real("d_t"), S = prm.real("S"), L = prm.real("L");
+  const double pairs = g.T * d_t * d_t * (R - 1) / (2 * R);
+  return graph_bytes(g) + 24 * pairs + 4 * R + 4 * S * S + 16 * S + (L + 1) * (8 * prm.real("m_max") + 400);
+}
+
 Record gcc_run(const Params& prm, Stream& stream) {
   const double c = prm.real("c");
   Record r;
   r.set("gamma", giant_component_fraction(c));
   const auto S = prm.integer("S");
   if (S > 0) {
-    const ErdosRenyiComponents g = erdos_renyi_components(static_cast<uint32_t>(S), c / static_cast<double>(S), stream);
+    const ErdosRenyiComponents g =
+        erdos_renyi_components(count32("skills.gcc", "S", static_cast<double>(S)), c / static_cast<double>(S), stream);
     r.set("gamma_simulated", double(g.largest) / double(S));
     r.set("components", static_cast<double>(g.components));
   }
   return r;
 }
+
+// Bytes of one skills.gcc run: the union-find of the simulated graph (edges are not stored).
+double gcc_bytes(const Params& prm) { return 8 * prm.real("S"); }
 
 // The task of skills.emergence and skills.pipeline: one level, or a binomial mixture over levels,
 // of subtasks needing m_min..m_max skills.
@@ -390,6 +458,7 @@ void register_skills_measures(Registry& reg) {
                  {"checks", "texts of the graph drawn"},
                  {"de_not_learnt", "density evolution's asymptotic fraction left unknown, for this ensemble"}};
     m.fn = peel_run;
+    m.memory = peel_bytes;
     reg.add(std::move(m));
   }
   {
@@ -518,6 +587,7 @@ void register_skills_measures(Registry& reg) {
                  {"gamma", "largest component / S per level", true},
                  {"acquired", "acquired skills / S per level", true}};
     m.fn = pipeline_run;
+    m.memory = pipeline_bytes;
     reg.add(std::move(m));
   }
   {
@@ -534,6 +604,7 @@ void register_skills_measures(Registry& reg) {
                  {"gamma_simulated", "S > 0: largest component / S of one drawn graph"},
                  {"components", "S > 0: number of connected components"}};
     m.fn = gcc_run;
+    m.memory = gcc_bytes;
     reg.add(std::move(m));
   }
 }

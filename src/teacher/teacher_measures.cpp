@@ -55,6 +55,20 @@ Record optimum_run(const Params& prm, Stream&) {
   return r;
 }
 
+// Atoms of a teacher drawn with truncation tol: about K ln(1/tol) sticks (a Poisson count), with
+// four standard deviations of margin.
+double teacher_atoms(double K, double tol) {
+  const double a = K * std::log(1 / tol);
+  return a + 4 * std::sqrt(a) + 2;
+}
+
+// Bytes of a teacher in d dimensions: its atoms, and per atom weight (with the vector's growth),
+// sign and coefficient.
+double teacher_bytes(double d, double K, double tol) { return teacher_atoms(K, tol) * (8 * d + 32); }
+
+// Bytes of an alias table over the atoms, at its construction.
+double alias_bytes(double K, double tol) { return 40 * teacher_atoms(K, tol); }
+
 Record moments_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double K = prm.real("K");
@@ -88,6 +102,12 @@ Record moments_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// Bytes of one teacher.moments run: the teacher, the alias table, and `draws` atoms copied with sign and index.
+double moments_bytes(const Params& prm) {
+  const double d = prm.real("d"), K = prm.real("K"), tol = prm.real("tol");
+  return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + prm.real("draws") * (8 * d + 16) + 8 * d;
+}
+
 Record misspecification_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double K = prm.real("K"), eps = prm.real("eps");
@@ -116,6 +136,13 @@ Record misspecification_run(const Params& prm, Stream& stream) {
   r.set("mse_bound", 2 * (K + 1) * (1 + d * eps * eps) / nn);       // Lemmas A.2 + A.4
   r.set("kl_bound", 3 * K * (1 + d * eps * eps) / nn);             // Lemma A.5
   return r;
+}
+
+// Bytes of one teacher.misspecification run: the teacher, the alias table, and the exact and
+// quantised predictors' n atoms each.
+double misspecification_bytes(const Params& prm) {
+  const double d = prm.real("d"), K = prm.real("K"), tol = prm.real("tol");
+  return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + 2 * prm.real("n") * (8 * d + 12) + 16 * d;
 }
 
 // F at the rows of X (m x d), by one product with the atoms: sqrt(K+1) ReLU(X atoms^T) (sign theta-bar).
@@ -203,6 +230,17 @@ Record train_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// Bytes of one teacher.train run: the teacher and its outputs on blocks of 256 inputs, the T
+// training inputs (double and float), outputs, labels and order, the network with its gradient and
+// Adam moments, a batch's activations, and the test inputs with their hidden layer (m x n).
+double train_bytes(const Params& prm) {
+  const double d = prm.real("d"), K = prm.real("K"), tol = prm.real("tol"), n = prm.real("n"), T = prm.real("T");
+  const double batch = std::min(prm.count("batch"), T), m = prm.real("test");
+  const double moments = prm.choice("optimizer") == "adam" ? 2 : 0;
+  return teacher_bytes(d, K, tol) + 2056 * teacher_atoms(K, tol) + T * (12 * d + 16) + 4 * n * (d + 1) * (2 + moments) +
+         4 * batch * (n + d + 2) + m * (12 * d + 4 * n + 12) + kProductWorkspaceBytes;
+}
+
 std::vector<ParamSpec> model_params() {
   return {int_param("d", "10", "input dimension", 1, 1e6), real_param("K", "100", "Dirichlet-process scale", 2, 1e15)};
 }
@@ -237,6 +275,7 @@ void register_teacher_measures(Registry& reg) {
                  {"flops", "d n T"},
                  {"diverged", "1 if the reducible error is not finite"}};
     m.fn = train_run;
+    m.memory = train_bytes;
     reg.add(std::move(m));
   }
   {
@@ -260,6 +299,7 @@ void register_teacher_measures(Registry& reg) {
                  {"distinct", "distinct atoms among `draws` draws from theta-bar"},
                  {"distinct_expected", "sum_{i<draws} K/(K+i)"}};
     m.fn = moments_run;
+    m.memory = moments_bytes;
     reg.add(std::move(m));
   }
   {
@@ -284,6 +324,7 @@ void register_teacher_measures(Registry& reg) {
                  {"mse_bound", "2(K+1)(1 + d eps^2)/n (Lemmas A.2, A.4)"},
                  {"kl_bound", "3K(1 + d eps^2)/n (Lemma A.5)"}};
     m.fn = misspecification_run;
+    m.memory = misspecification_bytes;
     reg.add(std::move(m));
   }
   {

@@ -146,3 +146,31 @@ def test_run_with_parts_gives_one_table_with_a_part_column(tmp_path):
     on_disk = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert on_disk["part"].tolist() == frame["part"].tolist()
     np.testing.assert_allclose(on_disk["error"], frame["error"], rtol=1e-12)
+
+
+def test_limits_refuse_before_running_and_can_be_raised(tmp_path):
+    before = sl.limits()
+    assert before["max_points"] > 0 and before["max_tasks"] > 0 and before["max_memory"] > 0
+    path = tmp_path / "big.toml"
+    path.write_text('measure = "memory.infinite_memory_error"\n[grid]\nT = [1, 2, 3]\n')
+    try:
+        sl.set_limits(max_points=2)
+        with pytest.raises(ValueError, match="grid points, more than the limit"):
+            sl.run(path, out=tmp_path / "out")
+        assert not (tmp_path / "out").exists()
+        with pytest.raises(ValueError, match="--max-tasks"):
+            sl.eval("memory.infinite_memory_error", runs=10**9)
+        sl.set_limits(max_points=3)
+        assert len(sl.run(path, out=tmp_path / "out")["T"]) == 3
+    finally:
+        sl.set_limits(**before)
+    assert sl.limits() == before
+
+
+def test_negative_threads_and_unknown_profiles_are_refused(sweep, tmp_path):
+    with pytest.raises(ValueError, match="threads"):
+        sl.run(sweep, out=tmp_path / "a", threads=-1)
+    with pytest.raises(ValueError, match="threads"):
+        sl.eval("memory.error", threads=-2)
+    with pytest.raises(ValueError, match="unknown profile 'quik'"):
+        sl.run(sweep, out=tmp_path / "b", profile="quik")

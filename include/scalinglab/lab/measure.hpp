@@ -37,6 +37,9 @@ struct Measure {
   std::vector<MetricSpec> metrics;
   MeasureFn fn;
   bool deterministic = false;  // ignores the stream (theory); runs > 1 is pointless
+  // Bytes one run allocates at its peak, estimated from its parameters (null: a few MB at most).
+  // Checked against the memory limit before anything runs (lab/limits.hpp).
+  std::function<double(const Params&)> memory;
 
   const ParamSpec* param(const std::string& name) const;
 };
@@ -50,6 +53,18 @@ class Registry {
  private:
   std::vector<Measure> measures_;
 };
+
+// Building blocks of the Measure::memory estimates.
+// Packing buffers of the BLAS and Eigen's matrix products.
+inline constexpr double kProductWorkspaceBytes = 8e6;
+// Bytes a series metric of `values` numbers costs at its peak: the run's vector, the copies
+// `evaluate` keeps (the records of a block of up to 4096 runs, the first record, a running
+// summary) and its JSON array (about 80 bytes per value and 8 per run of the block).
+double series_bytes(const Params& params, double values);
+
+// InputError when `concurrent` runs of `m` at `params` would need more memory than the limit
+// allows, naming the measure, its estimate and the limit.
+void check_memory(const Measure& m, const Params& params, int concurrent);
 
 // The registry with every built-in world's measures.
 const Registry& builtin_registry();

@@ -116,6 +116,7 @@ struct Sweep {
   std::optional<PlotSpec> plot;
   std::vector<CheckSpec> checks;
   std::string profile;  // profile applied ("" = none)
+  std::vector<std::string> profiles;  // profiles the file knows: its [profile.NAME] tables and checks' profiles
   std::string text;     // the file's verbatim contents (copied into results dirs as sweep.toml)
 
   // The distinct measures run, in order ("memory.train, memory.error"), for reports.
@@ -137,6 +138,16 @@ Sweep load_sweep(const std::string& path, const std::string& profile, const std:
 Sweep parse_sweep(const std::string& text, const std::string& path, const std::string& profile,
                   const std::vector<std::string>& sets, const Registry& registry);
 
+// The profiles every sweep accepts: "quick" and "paper" run a file as written unless it defines them
+// (a file already small is its own quick profile; a file at the paper's sizes its own paper one).
+bool is_standard_profile(const std::string& profile);
+// InputError unless `profile` is "", a standard profile or one the sweep knows: a misspelt
+// --profile must not silently run the file as written.
+void require_known_profile(const Sweep& sweep, const std::string& profile);
+
+// The number of grid points the sweep expands to (before expanding it).
+double grid_size(const Sweep& sweep, const Registry& registry);
+
 // Expands "logspace(a, b, n)" (n log-spaced values from a to b; rounded when the parameter is an
 // integer type), "linspace(a, b, n)", or a single value into text values.
 std::vector<std::string> expand_values(const std::string& spec, const ParamSpec& param);
@@ -145,7 +156,7 @@ std::vector<std::string> expand_values(const std::string& spec, const ParamSpec&
 struct GridPoint {
   std::size_t index;  // position in the task order (parts outermost, then the cartesian product)
   Params params;
-  std::string key;    // params.canonical(), prefixed by "part=NAME " in a multi-part sweep
+  std::string key;    // "MEASURE " + params.canonical(), prefixed by "part=NAME " in a multi-part sweep
   const Measure* measure = nullptr;
   std::string part;   // "" for a single-measure sweep
 };

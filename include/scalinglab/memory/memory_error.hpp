@@ -37,6 +37,10 @@ inline constexpr std::size_t kEmbeddingBlock = 1024;
 // (memory_error_streamed) instead of holding E; both paths see the same embeddings.
 inline constexpr double kMaterialisedEntries = 32.0 * 1024 * 1024;
 
+// Bytes of one error evaluation's embeddings and products (for memory estimates): E, or one block
+// of it when streamed, U, B, C, U U^T and the scores (M x N, or M x block), plus the BLAS's buffers.
+double error_buffer_bytes(double N, double M, double d, bool materialised);
+
 // Draws E and U from substreams of `s` (the caller passes a dedicated substream) into `out`,
 // reusing its storage when the shapes are unchanged (no page faults on large E in repeated runs).
 void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
