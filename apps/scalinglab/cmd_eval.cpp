@@ -36,7 +36,7 @@ void add_eval(CLI::App& app, Action& action) {
   cmd->add_option("measure", o->measure, "measure name (see `scalinglab list`)")->required();
   cmd->add_option("params", o->assignments, "parameters as NAME=VALUE (see `scalinglab describe MEASURE`)");
   cmd->add_flag("--json", o->json, "print one JSON object: measure, resolved params, metrics");
-  cmd->add_option("--threads", o->threads, "worker threads for runs (default: all cores)");
+  cmd->add_option("--threads", o->threads, "worker threads for runs (default: all cores)")->check(threads_range());
   cmd->callback([&action, o] {
     action = [o] {
       const Measure& m = builtin_registry().get(o->measure);

@@ -18,7 +18,7 @@ void add_extrapolate(CLI::App& app, Action& action) {
   cmd->add_option("file", *file, "the protocol file (TOML)")->required();
   cmd->add_option("--out", o->out_dir, "output directory (default results/<file stem>)");
   cmd->add_option("--profile", o->profile, "apply the file's [profile.NAME] (e.g. quick)");
-  cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->capture_default_str()->check(threads_range());
   cmd->add_flag("--resume", o->resume, "keep finished runs of an interrupted protocol");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_flag("--json", *json, "print the report as JSON");

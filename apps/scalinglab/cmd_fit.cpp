@@ -18,7 +18,8 @@ namespace {
 // "alpha=0,0.5,1" -> (alpha, {0, 0.5, 1})
 std::pair<std::string, std::vector<double>> parse_grid(const std::string& text) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos) throw InputError("--grid '" + text + "': expected COORDINATE=v1,v2,...");
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InputError("--grid '" + text + "': expected COORDINATE=v1,v2,...");
   std::vector<double> values;
   std::stringstream ss(text.substr(eq + 1));
   std::string item;
@@ -26,9 +27,10 @@ std::pair<std::string, std::vector<double>> parse_grid(const std::string& text) 
     try {
       std::size_t used = 0;
       values.push_back(std::stod(item, &used));
-      if (item.find_first_not_of(" ", used) != std::string::npos) throw std::invalid_argument(item);
+      if (item.find_first_not_of(" ", used) != std::string::npos || !std::isfinite(values.back()))
+        throw std::invalid_argument(item);
     } catch (const std::exception&) {
-      throw InputError("--grid '" + text + "': '" + item + "' is not a number");
+      throw InputError("--grid '" + text + "': '" + item + "' is not a finite number");
     }
   }
   return {text.substr(0, eq), values};

@@ -15,7 +15,7 @@ void add_reproduce(CLI::App& app, Action& action) {
   cmd->add_option("--profile", o->profile, "sweep profile: quick (minutes) or paper (the papers' sizes)")
       ->capture_default_str();
   cmd->add_option("--out", o->out_dir, "output folder (default: results/PAPER-PROFILE)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(threads_range());
   cmd->add_flag("--resume", o->resume, "keep finished tasks of an earlier run into the same folder");
   cmd->add_flag("--quiet", o->quiet, "no progress bars (claims and the summary are still printed)");
   cmd->add_option("--experiments", o->experiments_dir,

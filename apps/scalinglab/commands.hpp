@@ -8,6 +8,9 @@ namespace scalinglab::cli {
 
 using Action = std::function<int()>;
 
+// --threads: 0 (all cores) up to a sane maximum; negative counts are refused.
+inline CLI::Range threads_range() { return CLI::Range(0, 1024); }
+
 void add_list(CLI::App& app, Action& action);
 void add_describe(CLI::App& app, Action& action);
 void add_eval(CLI::App& app, Action& action);

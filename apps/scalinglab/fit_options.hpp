@@ -1,9 +1,11 @@
 #pragma once
 // Options shared by `fit`, `frontier`: which columns, filters, bootstrap.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
@@ -27,6 +29,21 @@ struct FitCommandOptions {
   }
 };
 
+// A number that is not NaN or infinite (CLI11's PositiveNumber lets "inf" through).
+inline CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(s, &used);
+          if (used == s.size() && std::isfinite(v)) return "";
+        } catch (const std::exception&) {
+        }
+        return "'" + s + "' is not a finite number";
+      },
+      "FINITE");
+}
+
 inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
   cmd->add_option("file", o.file, "CSV file with a header row (a sweep's summary.csv works)")->required();
   if (with_x) cmd->add_option("--x", o.columns.x, "column of the single input x (power, saturating laws)");
@@ -35,14 +52,17 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
   cmd->add_option("--C", o.columns.C, "column of compute budgets C (FLOPs); derived as 6 N D when absent");
   cmd->add_option("--loss", o.columns.loss, "column of losses")->capture_default_str();
   cmd->add_option("--where", o.where, "keep rows where COLUMN=VALUE (repeatable)");
-  cmd->add_option("--drop-top", o.columns.drop_top, "drop the k rows with the highest losses")->capture_default_str();
+  cmd->add_option("--drop-top", o.columns.drop_top, "drop the k rows with the highest losses")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--bootstrap", o.boot.replicates, "bootstrap refits for standard errors and intervals (0: none)")
-      ->capture_default_str();
+      ->capture_default_str()->check(CLI::Range(0, 1000000));
   cmd->add_option("--level", o.boot.level, "coverage of the percentile intervals")->capture_default_str()->check(
       CLI::Range(0.5, 0.999));
-  cmd->add_option("--seed", o.boot.seed, "seed of the bootstrap resamples")->capture_default_str();
-  cmd->add_option("--at", o.at, "compute budgets at which to report the optimal allocation (repeatable)");
-  cmd->add_option("--threads", o.threads, "worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--seed", o.boot.seed, "seed of the bootstrap resamples")->capture_default_str()->check(
+      CLI::NonNegativeNumber);
+  cmd->add_option("--at", o.at, "compute budgets at which to report the optimal allocation (repeatable)")
+      ->check(CLI::PositiveNumber & finite_number());
+  cmd->add_option("--threads", o.threads, "worker threads (0: all cores)")->capture_default_str()->check(threads_range());
   cmd->add_flag("--json", o.json, "print the result as JSON");
   cmd->add_option("--plot", o.plot_dir, "write figures (SVG and PNG) into this directory");
 }

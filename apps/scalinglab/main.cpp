@@ -1,10 +1,14 @@
 // scalinglab: the command line. Errors are caught here once: bad input exits 2, failures 1.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <new>
 #include <string>
+#include <system_error>
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -12,7 +16,16 @@ int main(int argc, char** argv) {
       "Measures (world.name) are functions of typed parameters; sweeps (TOML) run them over grids;\n"
       "`reproduce` checks a paper's claims. Start with `scalinglab list`."};
   app.require_subcommand(1);
+  app.fallthrough();  // the limits below may also follow the subcommand
   app.set_version_flag("--version", "scalinglab 0.1.0");
+  scalinglab::Limits limits;
+  app.add_option("--max-points", limits.max_points, "refuse sweeps with more grid points (docs/reliability.md)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-tasks", limits.max_tasks, "refuse sweeps or evals with more tasks (grid points x runs)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-memory", limits.max_memory,
+                 "refuse work whose concurrent runs would allocate more bytes (default: 90% of physical memory)")
+      ->check(CLI::PositiveNumber);
   scalinglab::cli::Action action;
   scalinglab::cli::add_list(app, action);
   scalinglab::cli::add_describe(app, action);
@@ -47,10 +60,29 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scalinglab: error: %s (see --help)\n", e.what());
     return 2;
   }
+  scalinglab::set_limits(limits);
+  // Every error ends here as one sentence: bad input and exhausted resources (memory, disk, files)
+  // exit 2, since the user can act on them; a failed computation exits 1.
   try {
     return action ? action() : 0;
   } catch (const scalinglab::InputError& e) {
     std::fprintf(stderr, "scalinglab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "scalinglab: error: out of memory; reduce the sizes or --threads (docs/reliability.md lists the "
+                 "limits checked before a run)\n");
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::string what = e.path1().string();
+    if (!e.path2().empty()) what += " -> " + e.path2().string();
+    std::fprintf(stderr, "scalinglab: error: %s: %s\n", what.c_str(), e.code().message().c_str());
+    return 2;
+  } catch (const std::invalid_argument& e) {  // a world's own check of its arguments
+    std::fprintf(stderr, "scalinglab: error: invalid input: %s\n", e.what());
+    return 2;
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "scalinglab: error: %s\n", e.code().message().c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalinglab: failure: %s\n", e.what());

@@ -1,6 +1,9 @@
 #include "scalinglab/factor/factor_task.hpp"
 
+#include "scalinglab/core/error.hpp"
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -12,7 +15,7 @@ std::vector<uint32_t> parse_factors(const std::string& text) {
   std::vector<uint32_t> sizes;
   std::size_t pos = 0;
   auto fail = [&](const std::string& why) {
-    throw std::invalid_argument("bad factor list '" + text + "': " + why + " (expected e.g. 2x12, 2,2,3,5 or 2x3,5)");
+    throw InputError("bad factor list '" + text + "': " + why + " (expected e.g. 2x12, 2,2,3,5 or 2x3,5)");
   };
   if (text.empty()) fail("empty");
   while (pos <= text.size()) {
@@ -20,8 +23,13 @@ std::vector<uint32_t> parse_factors(const std::string& text) {
     const std::string item = text.substr(pos, end - pos);
     const std::size_t x = item.find('x');
     auto number = [&](const std::string& s) -> uint64_t {
-      if (s.empty() || s.find_first_not_of("0123456789 ") != std::string::npos) fail("'" + item + "' is not a size or AxK");
-      return std::stoull(s);
+      std::string digits = s;
+      std::erase(digits, ' ');
+      uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+        fail("'" + item + "' is not a size or AxK (sizes are integers below 2^64)");
+      return v;
     };
     const uint64_t size = number(item.substr(0, x));
     const uint64_t count = x == std::string::npos ? 1 : number(item.substr(x + 1));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 
 namespace scalinglab::fit {
 
@@ -147,11 +148,7 @@ DataTable parse_csv(const std::string& text, const std::string& source) {
 }
 
 DataTable read_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_csv(ss.str(), path);
+  return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path);
 }
 
 std::pair<std::string, std::string> parse_filter(const std::string& text) {

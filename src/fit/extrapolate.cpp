@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
@@ -19,6 +20,7 @@
 #include "scalinglab/fit/parametric_fit.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/lab/panels.hpp"
+#include "scalinglab/lab/results_dir.hpp"
 #include "scalinglab/lab/runner.hpp"
 #include "scalinglab/lab/sweep.hpp"
 
@@ -46,7 +48,11 @@ std::vector<double> numbers_or_range(const toml::node* n, const std::string& key
     ParamSpec real;
     real.name = key;
     real.type = ParamType::Real;
-    for (const auto& t : expand_values(*s, real)) out.push_back(std::stod(t));
+    for (const auto& t : expand_values(*s, real)) {
+      const auto v = parse_number(t);
+      if (!v || !std::isfinite(*v)) throw InputError("[extrapolate] " + key + ": '" + t + "' is not a finite number");
+      out.push_back(*v);
+    }
   } else if (auto a = n->as_array()) {
     for (const auto& e : *a) out.push_back(number(e, key));
   } else {
@@ -217,13 +223,10 @@ void plot(const std::string& dir, const Sweeped& small, const Sweeped& target, c
 }  // namespace
 
 nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptions& o) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_file(path, kMaxSweepFileBytes, "protocol file");
   toml::table doc;
   try {
-    doc = toml::parse(ss.str(), path);
+    doc = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw InputError(path + ": malformed TOML: " + std::string(e.description()));
   }
@@ -231,6 +234,8 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   if (!ex) throw InputError(path + ": missing the [extrapolate] table (see docs/fit.md)");
   Spec spec;
   read_spec(*ex, spec);
+  if (!o.profile.empty() && !is_standard_profile(o.profile) && !doc["profile"][o.profile].as_table())
+    throw InputError(path + ": unknown profile '" + o.profile + "' (the file has no [profile." + o.profile + "])");
   if (!o.profile.empty())
     if (auto p = doc["profile"][o.profile]["extrapolate"].as_table()) read_spec(*p, spec);
   for (auto [v, key] : {std::pair{&spec.size, "size"}, std::pair{&spec.data, "data"}, std::pair{&spec.loss, "loss"}})
@@ -246,7 +251,10 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   for (const auto& metric : m.metrics) has_loss = has_loss || metric.name == spec.loss;
   if (!has_loss) throw InputError(path + ": [extrapolate] loss: " + measure_name + " has no metric '" + spec.loss + "'");
   const Model model(spec, fixed_numbers(doc));
-  const std::string out = o.out_dir.empty() ? "results/" + std::filesystem::path(path).stem().string() : o.out_dir;
+  const std::string stem = std::filesystem::path(path).stem().string();
+  if (o.out_dir.empty() && !is_plain_name(stem))
+    throw InputError(path + ": '" + stem + "' cannot name a results folder; give --out");
+  const std::string out = o.out_dir.empty() ? "results/" + stem : o.out_dir;
   std::filesystem::create_directories(out);
 
   // 1. IsoFLOP sweeps at the small budgets.
@@ -322,7 +330,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   } else {
     j["measured"] = {{"error", "the target slice has no interior minimum: " + why}};
   }
-  std::ofstream(out + "/extrapolate.json") << j.dump(2) << "\n";
+  write_file(out + "/extrapolate.json", j.dump(2) + "\n");
   plot(out, small, target, iso, law_fit, spec.target, have_opt ? &measured : nullptr);
   j["out_dir"] = out;
   return j;

@@ -69,6 +69,9 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
   std::vector<bool> keep(loss.size(), true);
   for (std::size_t k = 0; k < drop; ++k) keep[order[k]] = false;
   out.dropped = drop;
+  if (drop == loss.size())
+    throw InputError("--drop-top " + std::to_string(c.drop_top) + " leaves none of the " + std::to_string(loss.size()) +
+                     " rows to fit");
   for (std::size_t i = 0; i < loss.size(); ++i) {
     if (!keep[i]) continue;
     out.loss.push_back(loss[i]);

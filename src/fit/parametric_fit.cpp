@@ -160,11 +160,18 @@ ResidualStats residual_stats(const ScalingLaw& law, const LawData& data, const s
   return s;
 }
 
-LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
-                    const std::vector<std::vector<double>>& starts) {
+namespace {
+// Checked before anything reads the data (the starting grid takes means and minima of it).
+void require_points(const ScalingLaw& law, const LawData& data) {
   if (data.size() < static_cast<Eigen::Index>(law.dims() + 1))
     throw InputError("law '" + law.name + "' has " + std::to_string(law.dims()) + " parameters: at least " +
                      std::to_string(law.dims() + 1) + " points are needed, got " + std::to_string(data.size()));
+}
+}  // namespace
+
+LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
+                    const std::vector<std::vector<double>>& starts) {
+  require_points(law, data);
   if (starts.empty()) throw InputError("no starting points for the fit");
   std::vector<std::vector<double>> ends(starts.size());
   std::vector<double> objective(starts.size());
@@ -192,6 +199,7 @@ LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions
 }
 
 LawFit fit_law(const ScalingLaw& law, const LawData& data, const FitOptions& options) {
+  require_points(law, data);
   return fit_law_from(law, data, options, initial_grid(law, data, options));
 }
 

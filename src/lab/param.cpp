@@ -111,6 +111,7 @@ double check_number(const ParamSpec& s, double v, const std::string& context, co
   auto bad = [&](const std::string& why) {
     throw InputError(context + ": parameter " + s.name + "=" + shown + " " + why);
   };
+  if (std::isnan(v)) bad("is not a number");
   if (s.type == ParamType::Int) {
     if (!std::isfinite(v)) bad("must be a finite integer");
     if (v != std::floor(v)) bad("must be an integer");
@@ -205,7 +206,11 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::s
         if (other.spec->name == name && other.given.empty() && !std::isnan(other.number)) return other.number;
       return std::nullopt;
     });
-    if (e.spec->type != ParamType::Real && std::isfinite(v)) v = std::floor(v + 1e-9);
+    // A formula must give a number: 0/0 or 1/0 is a mistake, not a value (type "inf" to mean inf).
+    if (!std::isfinite(v))
+      throw InputError(context + ": parameter " + e.spec->name + "='" + e.given + "' evaluates to " + format_number(v) +
+                       "; a formula must give a finite number");
+    if (e.spec->type != ParamType::Real) v = std::floor(v + 1e-9);
     e.number = check_number(*e.spec, v, context, "'" + e.given + "' (= " + format_number(v) + ")");
     e.text = canonical_text(*e.spec, e.number);
   }
