@@ -53,6 +53,7 @@ bool write_and_run_multiplot(const std::string& out_dir, const std::string& name
   {
     std::ostringstream gp;
     gp << "# " << gp_comment(comment) << "; rerun with: gnuplot " << name << ".gp\n"
+       << "set encoding utf8\n"
        << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
        << "set output " << gp_string(name + ".svg") << "\n"
        << preamble << multiplot

@@ -213,7 +213,7 @@ class Reader {
       s.fixed.erase(k);
       for (const auto& set : axis.linked)
         for (const auto& [name, value] : set) s.fixed.erase(name);
-      auto it = std::find_if(s.grid.begin(), s.grid.end(), [&](const GridAxis& a) { return a.name == k; });
+      auto it = std::find_if(s.grid.begin(), s.grid.end(), [&, name = k](const GridAxis& a) { return a.name == name; });
       if (it != s.grid.end()) *it = std::move(axis);
       else s.grid.push_back(std::move(axis));
     }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the library, the command line, the unit tests and the parser fuzzer with AddressSanitizer
+# and UndefinedBehaviorSanitizer, runs the unit tests, then fuzzes the parsers for a bounded time.
+# Any sanitizer report fails the run. Part of CI (.ci/run); see docs/reliability.md.
+#   scripts/test-sanitizers.sh [FUZZ_SECONDS=60]
+# Environment: BUILD_DIR (default build-sanitize), SCALINGLAB_SKIP_DEPS=1 to skip the package check.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-sanitize}
+fuzz_seconds=${1:-60}
+if [[ "${SCALINGLAB_SKIP_DEPS:-0}" != 1 ]]; then
+  bash "$root/scripts/install-deps.sh"
+fi
+flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DSCALINGLAB_NATIVE=OFF -DSCALINGLAB_PYTHON=OFF \
+  -DSCALINGLAB_BENCH=OFF -DSCALINGLAB_FUZZ=ON >/dev/null
+cmake --build "$build" -j "$(nproc)" --target scalinglab scalinglab_tests fuzz_driver
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# Every unit test but the three largest fits (4,500 L-BFGS starts and their bootstrap, 5 minutes
+# under the sanitizers; the same code runs in the smaller fit tests).
+"$build/tests/scalinglab_tests" --gtest_brief=1 \
+  --gtest_filter='-ChinchillaExample.*:ParametricFit.RecoversKaplanLaw:ParametricFit.RecoversChinchillaLaw'
+"$build/fuzz/fuzz_driver" --seconds "$fuzz_seconds" --seed "${FUZZ_SEED:-1}" \
+  "$root/experiments" "$root/examples/data" "$root/fuzz/corpus"
