@@ -8,8 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -80,5 +84,25 @@ inline CliOutcome run_cli_args(const std::vector<std::string>& args, double time
   if (pid < 0) return {};
   return finish_cli(pid, fd, timeout_s);
 }
+
+// A fixture with a fresh folder per test (removed afterwards), named after the test.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() /
+          ("scalinglab_test_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  // Writes DIR/name and returns its path.
+  std::filesystem::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  }
+  std::filesystem::path dir;
+};
 
 }  // namespace scalinglab::testing

@@ -19,19 +19,8 @@ namespace {
 using testing::CliOutcome;
 using testing::run_cli_args;
 
-class CliRobustness : public ::testing::Test {
+class CliRobustness : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("scalinglab_test_cli_robust_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  fs::path write(const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return dir / name;
-  }
   // Exit 2 within `seconds`, the message contains `needle`, and it reads as our sentence rather
   // than a C++ exception's what().
   void expect_refused(const std::vector<std::string>& args, const std::string& needle, double seconds = 10) {
@@ -45,7 +34,6 @@ class CliRobustness : public ::testing::Test {
       EXPECT_EQ(o.out.find(raw), std::string::npos) << cmd << "\n" << o.out;
     EXPECT_LT(o.seconds, seconds) << cmd;
   }
-  fs::path dir;
 };
 
 const char* kSweep = R"(measure = "memory.infinite_memory_error"

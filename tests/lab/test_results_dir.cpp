@@ -24,17 +24,7 @@ using testing::finish_cli;
 using testing::run_cli_args;
 using testing::start_cli;
 
-class ResultsDirTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("scalinglab_test_results_dir_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  fs::path dir;
-};
+using ResultsDirTest = testing::ScratchDirTest;
 
 std::string message_of(const std::function<void()>& f) {
   try {

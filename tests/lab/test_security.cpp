@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 
@@ -20,15 +19,8 @@ using scalinglab::testing::run_cli_args;
 
 namespace {
 
-class Security : public ::testing::Test {
+class Security : public scalinglab::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("scalinglab_test_security_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
 
   // The payloads, as TOML basic-string contents, each touching its own marker.
   std::vector<std::string> payloads(const std::string& tag) {
@@ -44,11 +36,6 @@ class Security : public ::testing::Test {
   void expect_no_marker() {
     for (const auto& m : markers) EXPECT_FALSE(fs::exists(m)) << "a command ran: " << m;
   }
-  fs::path write(const std::string& name, const std::string& text) {
-    const fs::path p = dir / name;
-    std::ofstream(p) << text;
-    return p;
-  }
   CliOutcome run(const fs::path& sweep, const std::string& out) {
     return run_cli_args({"run", sweep.string(), "--out", (dir / out).string(), "--quiet"});
   }
@@ -57,7 +44,6 @@ class Security : public ::testing::Test {
     if (scalinglab::gnuplot_available()) EXPECT_TRUE(fs::exists(dir / out / "plot.svg")) << out;
   }
 
-  fs::path dir;
   std::vector<fs::path> markers;
 };
 
@@ -222,64 +208,6 @@ TEST_F(Security, NamesThatWouldLeaveTheResultsFolderAreRefused) {
   EXPECT_EQ(p.status, 2) << p.out;
   EXPECT_FALSE(fs::exists(dir / "x"));
   EXPECT_FALSE(fs::exists(dir.parent_path() / "x"));
-}
-
-// gnuplot reads back exactly the neutralised text: a property over random strings, including every
-// byte gnuplot treats specially. Run by gnuplot itself, so the test fails if a literal could break
-// out of its quotes (a marker) or if text were mangled beyond the documented replacements.
-TEST(GnuplotText, LiteralsAreInertAndFaithful) {
-  if (!scalinglab::gnuplot_available()) GTEST_SKIP() << "gnuplot not on PATH";
-  const fs::path dir = fs::temp_directory_path() / ("scalinglab_test_gptext_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const fs::path marker = dir / "marker";
-  std::mt19937 rng(7);
-  // Tokens, so that the expected reading is known without the code under test: valid UTF-8 is
-  // kept, a lone lead byte (invalid: here never followed by its continuation) reads as '?'.
-  const std::vector<std::string> tokens = {"a", "b", " ", ";", "'", "\"", "`", "\\", "$", "@", "#", "{", "}", "^",
-                                           "_", "&", "~", "(", ")", ",", ".", "\n", "\r", "\t", std::string(1, '\0'),
-                                           "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc3", "\xf0"};
-  std::string script, expected;
-  for (int i = 0; i < 300; ++i) {
-    std::string s, want;
-    const int len = static_cast<int>(rng() % 24);
-    for (int k = 0; k < len; ++k) {
-      const std::string& t = tokens[rng() % tokens.size()];
-      s += t;
-      if (t == "\xc3" || t == "\xf0") want += '?';
-      else if (t.size() == 1 && (static_cast<unsigned char>(t[0]) < 0x20 || t[0] == 0x7f)) want += ' ';
-      else if (t == "`") want += "\u2018";
-      else if (t == "'") want += "\u2019";
-      else want += t;
-    }
-    const std::string m = marker.string();
-    if (i % 10 == 0) s += "`touch " + m + "`", want += "\u2018touch " + m + "\u2018";
-    if (i % 10 == 1) s += "\nsystem('touch " + m + "')\n", want += " system(\u2019touch " + m + "\u2019) ";
-    if (i % 10 == 2) {  // a lone lead byte swallows the quote after it in gnuplot's reading
-      s += "\xc3' . system(\"touch " + m + "\") . '";
-      want += "?\u2019 . system(\"touch " + m + "\") . \u2019";
-    }
-    if (i % 10 == 3) {  // gnuplot's own '' escape breaks when two follow each other
-      s += "'' . system(\"touch " + m + "\") . ''";
-      want += "\u2019\u2019 . system(\"touch " + m + "\") . \u2019\u2019";
-    }
-    script += "print " + scalinglab::gp_string(s) + "\n";
-    expected += want + "\n";
-  }
-  // Comments: a trailing backslash must not swallow the next line.
-  script += "# " + scalinglab::gp_comment("note \\") + "\nprint 'after comment'\n";
-  expected += "after comment\n";
-  std::ofstream(dir / "t.gp") << script;
-  std::ofstream(dir / "run.gp") << "set print '-'\nload 't.gp'\n";
-  FILE* p = ::popen(("cd '" + dir.string() + "' && gnuplot run.gp 2>&1").c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string got;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) got += buf;
-  EXPECT_EQ(::pclose(p), 0) << got;
-  EXPECT_EQ(got, expected);
-  EXPECT_FALSE(fs::exists(marker));
-  fs::remove_all(dir);
 }
 
 }  // namespace
