@@ -40,7 +40,7 @@ std::vector<double> run_batches(std::size_t N, uint64_t T, std::size_t batch, co
   std::vector<double> q(N, 0.0);
   std::vector<uint64_t> seen(N, 0);
   std::vector<uint32_t> touched;
-  touched.reserve(std::min<uint64_t>(batch, T));
+  touched.reserve(std::min<uint64_t>(std::min<uint64_t>(batch, T), N));  // distinct inputs of a batch
   for (uint64_t done = 0; done < T;) {
     const uint64_t b = std::min<uint64_t>(batch, T - done);
     for (uint64_t i = 0; i < b; ++i) {

@@ -38,9 +38,9 @@ uint64_t finite_count(const Params& prm, const std::string& name) {
 // and the series q.
 double sgd_approx_bytes(const Params& prm) {
   const double N = prm.real("N"), M = prm.real("M"), d = prm.real("d");
-  const double batch = std::min(prm.count("batch"), prm.count("T"));
+  const double touched = std::min({prm.count("batch"), prm.count("T"), N});  // distinct inputs of a batch
   const double buffers = error_buffer_bytes(N, M, d, N * d <= kMaterialisedEntries);
-  return 68 * N + (std::isinf(batch) ? 0.0 : 4 * batch) + buffers + series_bytes(prm, N);
+  return 68 * N + 4 * touched + buffers + series_bytes(prm, N);
 }
 
 Record sgd_approx_run(const Params& prm, Stream& stream) {

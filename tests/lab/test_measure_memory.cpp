@@ -258,7 +258,7 @@ TEST(MeasureMemory, HugeParametersGiveLargeFiniteEstimates) {
       {{"memory.matrix", {"N=1e8", "d=1e6", "M=1e6"}}, 8e15},                     // the M x N series
       {{"memory.train", {"N=1e8", "d=1e5", "M=1e6", "batch=inf", "T=inf"}}, 1.6e15},  // M x N logits
       {{"memory.infinite_memory_error", {"N=1e9"}}, 8e9},
-      {{"memory.sgd_approx", {"N=1e8", "d=1e6", "M=1e6", "T=1e18", "batch=1e18"}}, 4e18},  // touched
+      {{"memory.sgd_approx", {"N=1e8", "d=1e6", "M=1e6", "T=1e18", "batch=1e18"}}, 1.2e13},  // U, B and C
       {{"memory.sgd_approx_iterates", {"n_max=1e8"}}, 2.4e9},
       {{"factor.train", {"input_factors=2x24", "output_factors=1024", "parents=24", "d=65536"}}, 1.3e11},
       {{"teacher.train", {"d=1e6", "K=1e15", "n=1e8", "T=1e9", "test=1e9"}}, 1.6e23},  // atoms
