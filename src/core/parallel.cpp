@@ -1,9 +1,12 @@
 #include "scalinglab/core/parallel.hpp"
 
+#include "scalinglab/core/error.hpp"
+
 #include <atomic>
 #include <exception>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -13,6 +16,7 @@ extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 namespace scalinglab {
 
 int resolve_threads(int threads) {
+  if (threads < 0) throw InputError("threads: " + std::to_string(threads) + " (expected >= 0; 0: all cores)");
   if (threads > 0) return threads;
   const unsigned hw = std::thread::hardware_concurrency();
   return hw > 0 ? static_cast<int>(hw) : 1;

@@ -4,8 +4,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"

@@ -30,7 +30,6 @@ nlohmann::json number(double v) {
 nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   const auto runs = static_cast<std::size_t>(params.integer("runs"));
   const auto seed = static_cast<uint64_t>(params.real("seed"));
-  if (threads < 0) throw InputError("threads: " + std::to_string(threads) + " (expected >= 0; 0: all cores)");
   check_limit(static_cast<double>(runs), limits().max_tasks, m.name, "runs", "--max-tasks");
   const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(threads)), runs));
   check_memory(m, params, workers);
@@ -45,18 +44,22 @@ nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   std::vector<std::string> scalar_names, series_names;
   std::vector<Summary> scalar_stats;
   std::vector<std::vector<Summary>> series_stats;
-  Record first;
+  Record first;  // runs == 1
   for (std::size_t begin = 0; begin < runs; begin += kBlock) {
     const std::size_t n = std::min(kBlock, runs - begin);
     records.assign(n, Record{});
     parallel_for(n, threads, [&](std::size_t i, int) { records[i] = run_task(m, params, seed, begin + i); });
-    if (begin == 0) {
-      first = records[0];
-      for (const auto& [name, v] : first.scalars) scalar_names.push_back(name);
-      for (const auto& [name, v] : first.series) series_names.push_back(name);
+    if (runs == 1) {  // the record is the answer: no copy, no summaries
+      first = std::move(records[0]);
+      break;
+    }
+    if (begin == 0) {  // names and lengths from run 0
+      const Record& r0 = records[0];
+      for (const auto& [name, v] : r0.scalars) scalar_names.push_back(name);
+      for (const auto& [name, v] : r0.series) series_names.push_back(name);
       scalar_stats.assign(scalar_names.size(), Summary{});
       series_stats.resize(series_names.size());
-      for (std::size_t k = 0; k < series_names.size(); ++k) series_stats[k].assign(first.series[k].second.size(), Summary{});
+      for (std::size_t k = 0; k < series_names.size(); ++k) series_stats[k].assign(r0.series[k].second.size(), Summary{});
     }
     for (const auto& r : records) {
       for (std::size_t k = 0; k < scalar_stats.size() && k < r.scalars.size(); ++k) scalar_stats[k].add(r.scalars[k].second);

@@ -1,17 +1,13 @@
 // Running a sweep: the task list, resume, shards and merge; then summary.csv, plot and checks.
 #include "scalinglab/lab/runner.hpp"
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
@@ -138,7 +134,6 @@ std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out
 
 RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   const Registry& registry = options.registry ? *options.registry : builtin_registry();
-  if (options.threads < 0) throw InputError("threads: " + std::to_string(options.threads) + " (expected >= 0; 0: all cores)");
   const uint64_t shards = options.shard_count, shard = options.shard_index;
   if (shards < 1 || shard >= shards)
     throw InputError("--shard " + std::to_string(shard) + "/" + std::to_string(shards) + ": expected i/n with 0 <= i < n");

@@ -5,9 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "scalinglab/core/error.hpp"

@@ -6,7 +6,7 @@
 
 namespace scalinglab {
 
-// threads <= 0 means "all hardware threads".
+// threads == 0 means "all hardware threads"; a negative count is an InputError.
 int resolve_threads(int threads);
 
 // Calls fn(i, worker) for every i; `worker` in [0, threads) identifies the calling thread (for
