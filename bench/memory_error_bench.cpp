@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 7;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
   set_blas_threads(threads);
+  set_task_threads(threads);  // memory_error shares its pieces among the task's threads
   const std::size_t N = 10000, M = 100, d = 1024;
 
   // sgemm rate on the shape of the scores product: (M x d) times (d x N).

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 reps=${1:-7}
 build=${2:-$here/../build}
 py=/usr/bin/python3
-for threads in 1; do
+for threads in 1 2; do
   ours=$("$build/bench/bench_memory_error" "$reps" "$threads")
   ref=$("$py" "$here/reference/memory_error_torch.py" "$reps" "$threads")
   "$py" - "$ours" "$ref" <<'PY'

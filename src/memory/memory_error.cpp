@@ -1,5 +1,6 @@
 #include "scalinglab/memory/memory_error.hpp"
 
+#include "scalinglab/core/parallel.hpp"
 #include "scalinglab/lab/measure.hpp"
 
 #include <algorithm>
@@ -49,7 +50,8 @@ void accumulate(MatrixRF& B, const ZipfTask& task, const std::vector<double>& q,
 }
 
 // p-mass of the inputs x0.. whose true class does not have the strictly largest score.
-double mistakes(const Eigen::MatrixXf& scores, Eigen::Index cols, const ZipfTask& task, std::size_t x0) {
+double mistakes(const Eigen::Ref<const Eigen::MatrixXf>& scores, Eigen::Index cols, const ZipfTask& task,
+                std::size_t x0) {
   const Eigen::Index M = scores.rows();
   double error = 0;
   for (Eigen::Index c = 0; c < cols; ++c) {
@@ -91,8 +93,17 @@ double memory_error(const ZipfTask& task, const std::vector<double>& q, const Em
   const MatrixRF G = emb.U * emb.U.transpose();  // M x M
   ws.C.noalias() = G * ws.B;                      // rows: c_y = sum_z <u_y, u_z> b_z
   ws.scores.resize(M, N);
-  ws.scores.noalias() = ws.C * emb.E.transpose();  // the one large product (BLAS sgemm)
-  return mistakes(ws.scores, N, task, 0);
+  const auto piece = static_cast<Eigen::Index>(kScorePiece);
+  const auto pieces = static_cast<std::size_t>((N + piece - 1) / piece);
+  ws.piece_errors.assign(pieces, 0.0);
+  parallel_for(pieces, task_threads(), [&](std::size_t k, int) {  // the large product (BLAS sgemm), in pieces
+    const Eigen::Index x0 = static_cast<Eigen::Index>(k) * piece, cols = std::min(piece, N - x0);
+    ws.scores.middleCols(x0, cols).noalias() = ws.C * emb.E.middleRows(x0, cols).transpose();
+    ws.piece_errors[k] = mistakes(ws.scores.middleCols(x0, cols), cols, task, static_cast<std::size_t>(x0));
+  });
+  double error = 0;
+  for (double e : ws.piece_errors) error += e;
+  return error;
 }
 
 double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q, std::size_t d, EmbeddingDist e_dist,
@@ -117,14 +128,25 @@ double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q,
   }
   const MatrixRF G = ws.U * ws.U.transpose();
   ws.C.noalias() = G * ws.B;
-  double error = 0;
-  ws.scores.resize(M, static_cast<Eigen::Index>(kEmbeddingBlock));
-  for (std::size_t b = 0, x0 = 0; x0 < N; ++b, x0 += kEmbeddingBlock) {
+  // Second pass: each block of E drawn again and scored, the blocks shared among the task's threads.
+  const std::size_t blocks = (N + kEmbeddingBlock - 1) / kEmbeddingBlock;
+  const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(task_threads()), blocks));
+  ws.worker_blocks.resize(static_cast<std::size_t>(workers));
+  ws.worker_scores.resize(static_cast<std::size_t>(workers));
+  ws.piece_errors.assign(blocks, 0.0);
+  parallel_for(blocks, workers, [&](std::size_t b, int w) {
+    const std::size_t x0 = b * kEmbeddingBlock;
     const auto rows = static_cast<Eigen::Index>(std::min(kEmbeddingBlock, N - x0));
-    fill_block(ws.block.data(), b, static_cast<std::size_t>(rows), d, e_dist, e);
-    ws.scores.leftCols(rows).noalias() = ws.C * ws.block.topRows(rows).transpose();
-    error += mistakes(ws.scores, rows, task, x0);
-  }
+    MatrixRF& block = ws.worker_blocks[static_cast<std::size_t>(w)];
+    Eigen::MatrixXf& scores = ws.worker_scores[static_cast<std::size_t>(w)];
+    block.resize(static_cast<Eigen::Index>(kEmbeddingBlock), D);
+    scores.resize(M, static_cast<Eigen::Index>(kEmbeddingBlock));
+    fill_block(block.data(), b, static_cast<std::size_t>(rows), d, e_dist, e);
+    scores.leftCols(rows).noalias() = ws.C * block.topRows(rows).transpose();
+    ws.piece_errors[b] = mistakes(scores.leftCols(rows), rows, task, x0);
+  });
+  double error = 0;
+  for (double v : ws.piece_errors) error += v;
   return error;
 }
 
@@ -171,7 +193,9 @@ Theorem1Bounds theorem1_bounds(const ZipfTask& task, const std::vector<double>& 
 }
 
 double error_buffer_bytes(double N, double M, double d, bool materialised) {
-  const double rows = materialised ? N : std::min(N, static_cast<double>(kEmbeddingBlock));
+  // Streamed: the first pass's block and one block and its scores per thread of the task.
+  const double threads = resolve_threads(0);
+  const double rows = materialised ? N : std::min(N, static_cast<double>(kEmbeddingBlock) * (1 + threads));
   return 4 * (rows * d + 3 * M * d + M * M + M * rows) + kProductWorkspaceBytes;
 }
 

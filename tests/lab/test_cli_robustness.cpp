@@ -209,5 +209,22 @@ d = [100, 300]
   EXPECT_NE(metrics[0].find("\"error\":" + j["metrics"]["error"].dump()), std::string::npos) << metrics[0] << e.out;
 }
 
+TEST_F(CliRobustness, ALoneRunSharesItsWorkWithoutChangingItsNumbers) {
+  // One run uses every thread inside itself (the scores in fixed pieces, each a one-thread product):
+  // held in memory (5 pieces) and streamed block by block (N d past the materialised limit).
+  for (const std::vector<std::string>& point : {std::vector<std::string>{"N=20000", "d=64", "T=inf"},
+                                                std::vector<std::string>{"N=600000", "M=10", "d=64", "T=100000"}}) {
+    std::string out[2];
+    for (int threads : {1, 2}) {
+      std::vector<std::string> args = {"eval", "memory.error", "--json", "--threads", std::to_string(threads)};
+      args.insert(args.end(), point.begin(), point.end());
+      const CliOutcome o = run_cli_args(args);
+      ASSERT_EQ(o.status, 0) << o.out;
+      out[threads - 1] = o.out;
+    }
+    EXPECT_EQ(out[0], out[1]) << point[0];
+  }
+}
+
 }  // namespace
 }  // namespace scalinglab

@@ -55,10 +55,18 @@ inline Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, E
 // Scratch buffers reused across calls (allocation-free in steady state).
 struct ErrorWorkspace {
   MatrixRF B, C;
-  Eigen::MatrixXf scores;  // M x N (or M x block), column-major: column x holds the scores of input x
-  MatrixRF block;          // streamed evaluation: one block of E
+  Eigen::MatrixXf scores;  // M x N, column-major: column x holds the scores of input x
+  MatrixRF block;          // streamed evaluation: one block of E (first pass)
   MatrixRF U;              // streamed evaluation: the unembeddings
+  std::vector<MatrixRF> worker_blocks;            // streamed evaluation: a block of E per thread
+  std::vector<Eigen::MatrixXf> worker_scores;     // ... and its M x block scores
+  std::vector<double> piece_errors;               // error of each piece of the scores, summed in order
 };
+
+// The scores are computed in pieces of this many inputs (kEmbeddingBlock when streamed), each one
+// single-threaded product, shared among the task's threads (task_threads()): the pieces are fixed,
+// so the error is bit-identical whatever the number of threads.
+inline constexpr std::size_t kScorePiece = 4096;
 
 // Error (5) of f_q for the memory W_q with weights q (length N) and labels/probabilities of `task`.
 // After the call ws.scores holds all M x N scores.
