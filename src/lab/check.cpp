@@ -21,13 +21,26 @@ namespace scalinglab {
 nlohmann::json CheckResult::to_json() const {
   nlohmann::json j = {{"claim", claim}, {"kind", kind}, {"passed", passed}, {"measured", measured}, {"expected", expected}};
   if (!known_failure.empty()) j["known_failure"] = known_failure;
+  if (!refs.empty()) j["ref"] = refs;
+  if (!substitute.empty()) j["substitute"] = substitute;
+  if (!reduced.empty()) j["reduced"] = reduced;
+  if (index > 0) j["index"] = index;
+  j["category"] = category();
   return j;
 }
 
 const char* CheckResult::status() const { return passed ? "PASS" : known_failure.empty() ? "FAIL" : "KNOWN FAIL"; }
 
+const char* CheckResult::category() const {
+  if (!passed) return "not reproduced";
+  if (!substitute.empty()) return "substitute";
+  return reduced.empty() ? "reproduced" : "reduced";
+}
+
 std::string CheckResult::line() const {
-  std::string out = std::string(status()) + "  " + claim + ": " + measured + " (expected " + expected + ")";
+  std::string out = std::string(status()) + "  ";
+  if (!substitute.empty()) out += "(substitute) ";
+  out += claim + ": " + measured + " (expected " + expected + ")";
   if (!passed && !known_failure.empty()) out += " [known: " + known_failure + "]";
   return out;
 }
@@ -370,6 +383,10 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
   r.claim = spec.claim;
   r.kind = spec.kind;
   r.known_failure = spec.known_failure;
+  r.refs = spec.refs;
+  r.substitute = spec.substitute;
+  r.reduced = sweep.reduced;
+  r.index = spec.index;
   const Context c{sweep, table, spec};
   try {
     if (spec.kind == "slope") check_slope(c, r);

@@ -10,10 +10,13 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/lab/claims.hpp"
 #include "scalinglab/lab/results_dir.hpp"
 #include "scalinglab/lab/runner.hpp"
 
@@ -43,7 +46,8 @@ std::vector<std::string> subdirectories(const fs::path& dir) {
 std::vector<fs::path> sweep_files(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".toml") out.push_back(e.path());
+    if (e.is_regular_file() && e.path().extension() == ".toml" && e.path().filename() != "claims.toml")
+      out.push_back(e.path());  // claims.toml is the paper's index of items, not a sweep
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -113,13 +117,17 @@ std::string base64(const std::string& in) {
 
 struct Totals {
   int passed = 0, failed = 0, known = 0;  // known: failures marked known_failure in the sweep
+  std::map<std::string, int> categories;  // CheckResult::category() -> count
 };
 
 Totals count(const std::vector<SweepReport>& reports) {
   Totals t;
   for (const auto& r : reports) {
     if (!r.error.empty()) ++t.failed;
-    for (const auto& c : r.outcome.checks) ++(c.passed ? t.passed : c.ok() ? t.known : t.failed);
+    for (const auto& c : r.outcome.checks) {
+      ++(c.passed ? t.passed : c.ok() ? t.known : t.failed);
+      ++t.categories[c.category()];
+    }
   }
   return t;
 }
@@ -128,13 +136,58 @@ std::string summary_line(const Totals& t) {
   return fmt::format("{} passed, {} failed", t.passed, t.failed) + (t.known ? fmt::format(", {} known failures", t.known) : "");
 }
 
+// What the passes mean: at the paper's setting, at a reduced scale, or in a substitute setting.
+std::string categories_line(const Totals& t) {
+  auto n = t.categories;
+  return fmt::format("checks: {} reproduced at the paper's setting, {} at reduced scale, {} substitute, {} not reproduced",
+                     n["reproduced"], n["reduced"], n["substitute"], n["not reproduced"]);
+}
+
+// The paper's items (claims.toml) and their status in this run; nullopt when the folder has no index.
+struct ClaimsSection {
+  ClaimsIndex index;
+  std::vector<ItemStatus> statuses;
+};
+
+std::optional<ClaimsSection> claims_section(const fs::path& experiments, const std::string& paper,
+                                            const std::vector<SweepReport>& reports) {
+  if (!fs::exists(experiments / paper / "claims.toml")) return std::nullopt;
+  try {
+    ClaimsSection s{load_claims(experiments.string(), paper), {}};
+    std::map<std::string, std::vector<CheckResult>> results;
+    for (const auto& r : reports) results[r.sweep.name] = r.outcome.checks;
+    s.statuses = item_statuses(s.index, results);
+    return s;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "scalinglab: warning: no claims table: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
+// The status cell of a check: PASS says at which scale it passed.
+std::string status_text(const CheckResult& c) {
+  const std::string cat = c.category();
+  if (cat == "reduced") return "PASS (reduced scale)";
+  if (cat == "substitute") return "PASS (substitute)";
+  return c.status();
+}
+
+std::string refs_text(const CheckResult& c) {
+  std::string out;
+  for (const auto& r : c.refs) out += (out.empty() ? "" : ", ") + r;
+  return out;
+}
+
 void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
-                    const fs::path& out_dir) {
+                    const fs::path& out_dir, const std::optional<ClaimsSection>& claims) {
   std::ostringstream md;
   md << "# Reproducing `" << o.paper << "`\n\n"
      << "Profile `" << o.profile << "`, " << now_text() << ", " << reports.size()
      << (reports.size() == 1 ? " sweep. " : " sweeps. ")
-     << "**" << summary_line(count(reports)) << ".**\n\n";
+     << "**" << summary_line(count(reports)) << ".**\n\n"
+     << categories_line(count(reports)) << "." << (count(reports).categories["reduced"] ? " (Reduced scale: the profile runs the claims smaller than the paper does.)" : "") << "\n\n";
+  if (claims)
+    md << "Items of the paper (claims.toml): " << item_counts(claims->statuses) << "; table at the end and in [claims.md](claims.md).\n\n";
   for (const auto& r : reports) {
     const std::string stem = r.sweep.name;
     md << "## " << stem << (r.sweep.title.empty() ? "" : ": " + r.sweep.title) << "\n\n"
@@ -143,12 +196,19 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
     if (!r.error.empty()) md << "**ERROR**: " << r.error << "\n\n";
     if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png")) md << "![" << stem << "](" << stem << "/plot.png)\n\n";
     if (r.outcome.checks.empty()) continue;
-    md << "| | claim | measured | expected |\n|---|---|---|---|\n";
+    md << "| | item | claim | measured | expected |\n|---|---|---|---|---|\n";
     for (const auto& c : r.outcome.checks)
-      md << "| " << (c.passed ? "PASS" : c.ok() ? "KNOWN FAIL" : "**FAIL**") << " | " << cell(c.claim)
+      md << "| " << (c.passed || c.ok() ? status_text(c) : "**FAIL**") << " | " << cell(refs_text(c)) << " | "
+         << (c.substitute.empty() ? "" : "(substitute: " + cell(c.substitute) + ") ") << cell(c.claim)
          << (c.passed || c.known_failure.empty() ? "" : " (known: " + cell(c.known_failure) + ")") << " | "
          << cell(c.measured) << " | "
          << "`" << cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
+    md << "\n";
+  }
+  if (claims) {
+    md << "## Claims of the paper\n\n" << item_counts(claims->statuses) << ".\n\n| item | status |\n|---|---|\n";
+    for (std::size_t i = 0; i < claims->index.items.size(); ++i)
+      md << "| " << cell(claims->index.items[i].id) << " | " << cell(claims->statuses[i].text) << " |\n";
     md << "\n";
   }
   md << summary_line(count(reports)) << "\n";
@@ -158,7 +218,7 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
 // The same report as one self-contained HTML page. The SVG figures are embedded as data URIs, not
 // pasted as <svg> elements, because gnuplot reuses element ids (clip paths) across files.
 void write_html(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
-                const fs::path& out_dir) {
+                const fs::path& out_dir, const std::optional<ClaimsSection>& claims) {
   std::ostringstream h;
   h << "<!doctype html>\n<meta charset=\"utf-8\">\n<title>" << html_escape(o.paper) << " (" << o.profile
     << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:960px;margin:2em auto;color:#222}"
@@ -166,7 +226,9 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
        "text-align:left;vertical-align:top}.pass{color:#1a7f37;font-weight:bold}.fail{color:#c62828;"
        "font-weight:bold}.known{color:#b26a00;font-weight:bold}.meta{color:#666}</style>\n"
     << "<h1>Reproducing " << html_escape(o.paper) << "</h1>\n<p class=\"meta\">Profile " << html_escape(o.profile)
-    << ", " << now_text() << ". <b>" << summary_line(count(reports)) << "</b></p>\n";
+    << ", " << now_text() << ". <b>" << summary_line(count(reports)) << "</b>; " << html_escape(categories_line(count(reports)))
+    << ".</p>\n";
+  if (claims) h << "<p class=\"meta\">Items of the paper: " << html_escape(item_counts(claims->statuses)) << ".</p>\n";
   for (const auto& r : reports) {
     const std::string stem = r.sweep.name;
     h << "<h2>" << html_escape(stem + (r.sweep.title.empty() ? "" : ": " + r.sweep.title)) << "</h2>\n"
@@ -178,11 +240,23 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
       h << "<p><img alt=\"" << html_escape(stem) << "\" src=\"data:image/svg+xml;base64," << base64(read_text(svg))
         << "\"></p>\n";
     if (r.outcome.checks.empty()) continue;
-    h << "<table><tr><th></th><th>claim</th><th>measured</th><th>expected</th></tr>\n";
+    h << "<table><tr><th></th><th>item</th><th>claim</th><th>measured</th><th>expected</th></tr>\n";
     for (const auto& c : r.outcome.checks)
-      h << "<tr><td class=\"" << (c.passed ? "pass\">PASS" : c.ok() ? "known\">KNOWN FAIL" : "fail\">FAIL") << "</td><td>"
-        << html_escape(c.claim) << (c.passed || c.known_failure.empty() ? "" : " (known: " + html_escape(c.known_failure) + ")")
+      h << "<tr><td class=\"" << (c.passed ? "pass" : c.ok() ? "known" : "fail") << "\">" << html_escape(status_text(c))
+        << "</td><td>" << html_escape(refs_text(c)) << "</td><td>"
+        << (c.substitute.empty() ? "" : "(substitute: " + html_escape(c.substitute) + ") ") << html_escape(c.claim) << (c.passed || c.known_failure.empty() ? "" : " (known: " + html_escape(c.known_failure) + ")")
         << "</td><td>" << html_escape(c.measured) << "</td><td>" << html_escape(c.expected) << "</td></tr>\n";
+    h << "</table>\n";
+  }
+  if (claims) {
+    h << "<h2>Claims of the paper</h2>\n<p>" << html_escape(item_counts(claims->statuses))
+      << ".</p>\n<table><tr><th>item</th><th>claim</th><th>status</th></tr>\n";
+    for (std::size_t i = 0; i < claims->index.items.size(); ++i) {
+      const auto& st = claims->statuses[i];
+      const char* cls = st.category == "not reproduced" ? "fail" : st.category == "reproduced" ? "pass" : "known";
+      h << "<tr><td>" << html_escape(claims->index.items[i].id) << "</td><td>" << html_escape(claims->index.items[i].claim)
+        << "</td><td class=\"" << cls << "\">" << html_escape(st.text) << "</td></tr>\n";
+    }
     h << "</table>\n";
   }
   write_file(path.string(), h.str());
@@ -275,12 +349,18 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
 
   ReproduceOutcome result;
   result.report_path = (out_dir / "report.md").string();
-  write_markdown(result.report_path, options, reports, out_dir);
-  write_html(out_dir / "report.html", options, reports, out_dir);
+  const auto claims = claims_section(experiments, options.paper, reports);
+  if (claims)
+    write_file((out_dir / "claims.md").string(),
+               claims_markdown(claims->index, {"profile " + options.profile}, {claims->statuses}));
+  write_markdown(result.report_path, options, reports, out_dir, claims);
+  write_html(out_dir / "report.html", options, reports, out_dir, claims);
   const Totals t = count(reports);
   result.passed = t.passed;
   result.failed = t.failed;
-  std::printf("\nreport: %s\n%s\n", result.report_path.c_str(), summary_line(t).c_str());
+  std::printf("\nreport: %s\n%s\n", result.report_path.c_str(), categories_line(t).c_str());
+  if (claims) std::printf("items of the paper: %s\n", item_counts(claims->statuses).c_str());
+  std::printf("%s\n", summary_line(t).c_str());
   return result;
 }
 

@@ -363,13 +363,27 @@ class Reader {
     const std::string name = "[[check]] #" + std::to_string(index + 1);
     const auto& t = table(n, name);
     const Keys kinds = {"slope", "below", "above", "ordered", "reaches", "optimum"};
-    Keys allowed = {"claim", "profiles", "known_failure"};
+    Keys allowed = {"claim", "profiles", "known_failure", "ref", "substitute"};
     allowed.insert(allowed.end(), kinds.begin(), kinds.end());
     allow_keys(t, allowed, name);
     CheckSpec c;
     if (!t.contains("claim")) fail(n, name + ": needs a claim (the paper's words)");
     c.claim = string(t.get("claim"), name + " claim");
     if (auto kv = t.get("known_failure")) c.known_failure = string(kv, name + " known_failure");
+    if (auto kv = t.get("substitute")) {
+      c.substitute = string(kv, name + " substitute");
+      if (c.substitute.empty()) fail(kv, name + " substitute: say why the setting differs from the paper's");
+    }
+    if (auto rv = t.get("ref")) {
+      if (const auto* list = rv->as_array()) {
+        if (list->empty()) fail(rv, name + " ref: a paper item (\"Fig. 4\") or a non-empty list of them");
+        for (const auto& e : *list) c.refs.push_back(string(&e, name + " ref"));
+      } else {
+        c.refs.push_back(string(rv, name + " ref"));
+      }
+      for (const auto& id : c.refs)
+        if (id.empty()) fail(rv, name + " ref: an empty item name");
+    }
     if (auto pv = t.get("profiles")) {
       const auto* list = pv->as_array();
       if (!list || list->empty()) fail(pv, name + " profiles: a non-empty list of profile names, e.g. [\"quick\"]");
@@ -516,7 +530,7 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     throw InputError(path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
                      ": malformed TOML: " + std::string(e.description()));
   }
-  r.allow_keys(doc, {"measure", "title", "runs", "seed", "params", "grid", "profile", "plot", "check", "part"},
+  r.allow_keys(doc, {"measure", "title", "runs", "seed", "params", "grid", "profile", "plot", "check", "part", "reduced"},
                "top level");
   Sweep s;
   s.path = path;
@@ -540,6 +554,7 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     r.set_measure(m);
   }
   if (auto v = doc.get("title")) s.title = r.string(v, "title");
+  if (auto v = doc.get("reduced")) s.reduced = r.string(v, "reduced");
   if (auto v = doc.get("runs")) s.runs = r.integer(v, "runs", 1);
   if (auto v = doc.get("seed")) s.seed = static_cast<uint64_t>(r.integer(v, "seed", 0));
   if (auto v = doc.get("params")) r.params(v, "[params]", s);
@@ -553,10 +568,13 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     for (const auto& [name, node] : Reader::ordered(r.table(v, "[profile]"))) {
       const std::string key = "[profile." + name + "]";
       const auto& t = r.table(node, key);
-      r.allow_keys(t, {"title", "runs", "seed", "params", "grid"}, key);
+      r.allow_keys(t, {"title", "runs", "seed", "params", "grid", "reduced"}, key);
       Sweep scratch = s;
       Sweep& target = name == profile ? s : scratch;
       if (auto x = t.get("title")) target.title = r.string(x, key + " title");
+      // A quick profile is smaller than the paper's setting by definition.
+      if (name == "quick") target.reduced = "quick profile";
+      if (auto x = t.get("reduced")) target.reduced = r.string(x, key + " reduced");
       if (auto x = t.get("runs")) target.runs = r.integer(x, key + " runs", 1);
       if (auto x = t.get("seed")) target.seed = static_cast<uint64_t>(r.integer(x, key + " seed", 0));
       if (auto x = t.get("params")) r.params(x, key + " params", target, true);
@@ -568,6 +586,7 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
   for (const auto& set : sets) {
     const auto [k, val] = split_assignment(set);
     const std::string key = "--set " + set;
+    if (s.reduced.empty()) s.reduced = "changed by " + key;  // not the setting the file states
     if (k == "runs" || k == "seed") {
       const auto x = parse_number(val);
       if (!x || *x != std::floor(*x) || *x < (k == "runs" ? 1 : 0) || *x > 9.2e18)
@@ -590,6 +609,8 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
     if (!arr) r.fail(v, "check: use [[check]] tables, one per claim");
     for (std::size_t i = 0; i < arr->size(); ++i) {
       CheckSpec c = r.check(arr->get(i), i);
+      c.index = i + 1;
+      s.all_checks.push_back(c);
       for (const auto& name : c.profiles)
         if (name != "default" && std::find(s.profiles.begin(), s.profiles.end(), name) == s.profiles.end())
           s.profiles.push_back(name);

@@ -75,6 +75,11 @@ struct CheckSpec {
   std::string claim;  // the paper's words, with a figure/section reference
   std::vector<std::string> profiles;  // when not empty: applies only under these profiles ("default": none)
   std::string known_failure;          // why the claim is known not to reproduce here (reported, not fatal)
+  std::vector<std::string> refs;      // the paper's items this check tests ("Thm. 1", "Fig. 4"): CLAIMS.md
+  // Why this check tests another setting or claim than the paper's item: reported as a substitute,
+  // never counted as reproducing the item.
+  std::string substitute;
+  std::size_t index = 0;  // 1-based position among the file's [[check]] tables (before profile filtering)
   std::string kind;
   std::string x, y;
   std::map<std::string, std::string> where;
@@ -114,8 +119,12 @@ struct Sweep {
   std::map<std::string, std::string> fixed;  // param -> text (formulas allowed)
   std::vector<GridAxis> grid;                // cartesian product, first axis slowest
   std::optional<PlotSpec> plot;
-  std::vector<CheckSpec> checks;
+  std::vector<CheckSpec> checks;      // those that apply under the profile chosen
+  std::vector<CheckSpec> all_checks;  // every [[check]] of the file, whatever its profiles (CLAIMS.md)
   std::string profile;  // profile applied ("" = none)
+  // Why the setting run is smaller than the paper's own ("" = the paper's setting): the file's or the
+  // applied profile's `reduced`, "quick profile" for a [profile.quick] table, "--set k=v" for overrides.
+  std::string reduced;
   std::vector<std::string> profiles;  // profiles the file knows: its [profile.NAME] tables and checks' profiles
   std::string text;     // the file's verbatim contents (copied into results dirs as sweep.toml)
 
