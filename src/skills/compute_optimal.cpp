@@ -13,13 +13,17 @@ double budget_in_concept_texts(const ComputeBudget& b) {
 }  // namespace
 
 ConceptLearningTheory isoflop_point(const ComputeBudget& b, double R) {
-  return concept_learning({R, budget_in_concept_texts(b) / R, b.d_t, b.eps, b.beta});
+  return concept_learning({R, budget_in_concept_texts(b) / R, b.d_t, b.eps, b.beta, b.authors});
 }
 
 ComputeOptimum compute_optimum(const ComputeBudget& b) {
   const double Cp = budget_in_concept_texts(b);
   // R such that T / R = C' / R^2 spans [0.1, 1000], within R >= d_t and T >= 1.
   double lo = std::log(std::max(b.d_t, std::sqrt(Cp / 1000))), hi = std::log(std::min(Cp, std::sqrt(Cp / 0.1)));
+  if (b.authors) {  // their window: R in [0.2, 0.6] sqrt(C'), i.e. T/R in [2.8, 25]
+    lo = std::log(std::max(b.d_t, 0.2 * std::sqrt(Cp)));
+    hi = std::log(0.6 * std::sqrt(Cp));
+  }
   if (!(hi > lo)) throw std::invalid_argument("compute budget too small for d_t (need C' = C/(6 varsigma tau) > 10 d_t^2)");
   auto learnt = [&](double logR) {
     return isoflop_point(b, std::exp(logR)).learnt;

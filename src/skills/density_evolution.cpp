@@ -81,6 +81,8 @@ Threshold bp_threshold(const Ensemble& e) {
     const auto m = boost::math::tools::brent_find_minima([&](double x) { return de_g(e, x); }, xs[i - 1], xs[i + 1], 52);
     const double b = m.first, level = m.second;
     if (!(level < right_min)) continue;
+    // eps* is an infimum over eps in [0, 1] (eq. 23): a jump above eps = 1 is no threshold.
+    if (!(level <= 1)) continue;
     // The foot of the jump: the largest x < b with g(x) = g(b) (0 if g stays above g(b)).
     double a = 0;
     for (std::size_t j = i; j-- > 0;)
@@ -100,10 +102,11 @@ Threshold bp_threshold(const Ensemble& e) {
     // No tangency. Without degree-1 variables (lambda(0) = 0, so g stays finite near 0 only
     // through lambda'(0) > 0: degree-2 variables) the classical threshold is the limit of g at 0,
     // 1 / (lambda'(0) rho'(1)), where x(eps) leaves 0 continuously (x* = 0, alpha undefined).
-    if (e.lambda.edge(0) == 0 && std::isfinite(g.front())) {
+    const double limit = std::min(*std::min_element(g.begin(), g.end()),
+                                  1.0 / (e.lambda.edge_prime(0) * e.rho.edge_prime(1)));
+    if (e.lambda.edge(0) == 0 && std::isfinite(g.front()) && limit <= 1) {
       best.found = true;
-      best.epsilon_star = std::min(*std::min_element(g.begin(), g.end()),
-                                   1.0 / (e.lambda.edge_prime(0) * e.rho.edge_prime(1)));
+      best.epsilon_star = limit;
       best.x_star = best.jump_from = 0;
       best.nu_star = 0;
       best.alpha = kNaN;

@@ -36,13 +36,18 @@ double n_times_kl(double n, double p, double eta) {
 
 double composition_chernoff_bound(double n, double p, double eta, bool monotone) {
   if (!(n > 0) || !(p >= 0 && p <= 1)) throw std::invalid_argument("composition bound needs n > 0 and p in [0, 1]");
-  if (eta <= 0) return 1.0;
-  if (eta >= n) return eta == n ? std::pow(p, n) : 0.0;
+  // X counts paths: "at least eta paths" is X >= k with k = ceil(eta), and the bounds (32), derived
+  // for an integer k, are evaluated there (at a real eta they can exceed Pr(X >= ceil(eta))).
+  const double k = std::ceil(eta);
+  if (k <= 0) return 1.0;
+  if (k >= n) return k == n ? std::pow(p, n) : 0.0;
   if (p <= 0) return 0.0;
-  const auto upper_tail = [&](double k) { return std::exp(-n_times_kl(n, p, k)) / std::sqrt(8 * k * (1 - k / n)); };
-  if (eta > n * p) return upper_tail(eta);
-  const double first = -std::expm1(-n_times_kl(n, p, eta));
-  return monotone ? std::max(first, upper_tail(n * p)) : first;
+  const auto upper_tail = [&](double j) { return std::exp(-n_times_kl(n, p, j)) / std::sqrt(8 * j * (1 - j / n)); };
+  if (k > n * p) return upper_tail(k);
+  const double first = -std::expm1(-n_times_kl(n, p, k));
+  // monotone: Pr(X >= k) >= Pr(X >= j) for the integer j = ceil(n p) >= k, bounded by the second branch.
+  const double j = std::ceil(n * p);
+  return monotone && j < n ? std::max(first, upper_tail(j)) : first;
 }
 
 SkillLevels skill_levels(const SkillHierarchy& h) {

@@ -33,6 +33,9 @@ double texts_of(const Params& prm, double R, double T) {
   return k > 0 ? k * R : T;
 }
 
+// variant = "authors": the computation of the authors' code instead of the paper's (docs/skills.md).
+bool authors_of(const Params& prm) { return prm.choice("variant") == "authors"; }
+
 void set_threshold(Record& r, const Threshold& t) {
   r.set("found", t.found ? 1.0 : 0.0);
   r.set("epsilon_star", t.found ? t.epsilon_star : kNaN);
@@ -173,7 +176,7 @@ Record peel_run(const Params& prm, Stream& stream) {
 
 Record learnt_run(const Params& prm, Stream&) {
   ConceptLearning c{prm.real("R"), texts_of(prm, prm.real("R"), prm.real("T")), prm.real("d_t"), prm.real("eps"),
-                    prm.real("beta")};
+                    prm.real("beta"), authors_of(prm)};
   ConceptLearningTheory t;
   try {
     t = concept_learning(c);
@@ -193,11 +196,27 @@ Record learnt_run(const Params& prm, Stream&) {
   r.set("N", N);
   r.set("D", D);
   r.set("flops", 6 * N * D);
+  // The compute-optimal point of the budget C (the markers of Figure 2), when C is given.
+  const double C = prm.real("C");
+  double R_star = kNaN, learnt_star = kNaN, eps_at_star = kNaN;
+  if (C > 0) {
+    try {
+      const ComputeOptimum o =
+          compute_optimum({C, prm.real("varsigma"), prm.real("tau"), c.d_t, c.eps, c.beta, c.authors});
+      R_star = o.R, learnt_star = o.theory.learnt;
+      eps_at_star = o.theory.threshold.found ? o.theory.threshold.epsilon_star : kNaN;
+    } catch (const std::invalid_argument&) {
+      // budget too small for an optimum: the markers stay NaN
+    }
+  }
+  r.set("R_star", R_star);
+  r.set("learnt_star", learnt_star);
+  r.set("epsilon_star_at_R_star", eps_at_star);
   return r;
 }
 
 Record optimum_run(const Params& prm, Stream&) {
-  ComputeBudget b{prm.real("C"), prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta")};
+  ComputeBudget b{prm.real("C"), prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta"), authors_of(prm)};
   ComputeOptimum o;
   try {
     o = compute_optimum(b);
@@ -249,6 +268,40 @@ void task_distribution(const Params& prm, int L, std::vector<double>& q_l, std::
   for (auto m = m_min; m <= m_max; ++m) q_m[static_cast<std::size_t>(m)] = 1.0 / static_cast<double>(m_max - m_min + 1);
 }
 
+// The budgets at which a task's accuracy, at compute-optimal sizes, first reaches rise_from and
+// rise_to (e.g. 0.1 and 0.9): a scan of C over logspace(1e16, 1e32) at 20 points per decade, the
+// crossing interpolated linearly in log10 C. NaN when it is not reached in that range.
+std::pair<double, double> accuracy_rise(const Params& prm, SkillHierarchy h, const std::vector<double>& q_l,
+                                        const std::vector<double>& q_m) {
+  const double lo = prm.real("rise_from"), hi = prm.real("rise_to");
+  if (!(lo < hi)) throw InputError("skills.emergence: rise_from must be < rise_to");
+  constexpr int kPerDecade = 20, kFirst = 16, kLast = 32;
+  double from = kNaN, to = kNaN, previous_acc = kNaN, previous_logC = kNaN;
+  for (int i = kFirst * kPerDecade; i <= kLast * kPerDecade; ++i) {
+    const double logC = static_cast<double>(i) / kPerDecade;
+    ComputeOptimum o;
+    try {
+      o = compute_optimum({std::pow(10.0, logC), prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"),
+                           prm.real("beta"), authors_of(prm)});
+    } catch (const std::invalid_argument&) {
+      continue;  // budget too small for an optimum
+    }
+    h.R = o.R, h.T = o.T;
+    const double acc = task_accuracy(skill_levels(h), q_l, q_m);
+    auto cross = [&](double level, double& at) {
+      if (!std::isnan(at) || acc < level) return;
+      at = std::isnan(previous_acc) ? std::pow(10.0, logC)
+                                    : std::pow(10.0, previous_logC + (level - previous_acc) / (acc - previous_acc) *
+                                                                         (logC - previous_logC));
+    };
+    cross(lo, from);
+    cross(hi, to);
+    if (!std::isnan(to)) break;
+    previous_acc = acc, previous_logC = logC;
+  }
+  return {from, to};
+}
+
 Record emergence_run(const Params& prm, Stream&) {
   const double C = prm.real("C");
   double R = prm.real("R"), T = prm.real("T");
@@ -256,7 +309,7 @@ Record emergence_run(const Params& prm, Stream&) {
   if (C > 0) {  // the compute-optimal (R*, T*) of skills.optimum
     try {
       const ComputeOptimum o =
-          compute_optimum({C, prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta")});
+          compute_optimum({C, prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta"), authors_of(prm)});
       R = o.R, T = o.T;
     } catch (const std::invalid_argument& e) {
       throw InputError(std::string("skills.emergence: ") + e.what());
@@ -284,10 +337,31 @@ Record emergence_run(const Params& prm, Stream&) {
   const auto level = prm.integer("level");
   Record r;
   r.set("accuracy", task_accuracy(s, q_l, q_m));
-  r.set("R", R);
-  r.set("T", T);
+  r.set("R_star", C > 0 ? R : kNaN);
+  r.set("T_star", C > 0 ? T : kNaN);
   r.set("N", prm.real("varsigma") * R);
   r.set("D", prm.real("tau") * T);
+  {
+    double mean = 0;
+    int modes = 0;
+    for (std::size_t l = 0; l < q_l.size(); ++l) {
+      mean += static_cast<double>(l) * q_l[l];
+      const double left = l > 0 ? q_l[l - 1] : 0.0, right = l + 1 < q_l.size() ? q_l[l + 1] : 0.0;
+      if (q_l[l] > left && q_l[l] >= right) ++modes;
+    }
+    r.set("level_mean", mean);
+    r.set("level_modes", modes);
+  }
+  if (prm.flag("rise")) {
+    const auto [from, to] = accuracy_rise(prm, h, q_l, q_m);
+    r.set("C_rise_from", from);
+    r.set("C_rise_to", to);
+    r.set("rise_decades", std::log10(to / from));
+  } else {
+    r.set("C_rise_from", kNaN);
+    r.set("C_rise_to", kNaN);
+    r.set("rise_decades", kNaN);
+  }
   r.set("path_mean", R * (R - 1) / 2 * s.p_rr);
   if (one_level) {
     r.set("gamma_level", s.gamma[static_cast<std::size_t>(level)]);
@@ -387,7 +461,9 @@ std::vector<ParamSpec> learning_params() {
           real_param("eps", "0.5", "erasure fraction of the paper's parent graph (A.2; 0.5 in the paper)", 1e-6, 1 - 1e-6),
           real_param("beta", "0", "shift term beta n^(-2/3) of the finite-length approximation (0: none)", -1e3, 1e3),
           real_param("varsigma", "2e5", "parameters per concept: N = varsigma R", 1e-9, 1e30),
-          real_param("tau", "8e5", "tokens per text: D = tau T", 1e-9, 1e30)};
+          real_param("tau", "8e5", "tokens per text: D = tau T", 1e-9, 1e30),
+          choice_param("variant", "paper", {"paper", "authors"},
+                       "paper: eqs. (3)-(4), (23)-(26) as read in docs/skills.md; authors: what the authors' code computes")};
 }
 
 }  // namespace
@@ -471,10 +547,11 @@ void register_skills_measures(Registry& reg) {
         "P_b = nu* Q(sqrt(R/eps)(eps* - beta (R/eps)^(-2/3) - eps)/alpha), taken at least as large as density evolution's\n"
         "infinite-graph value (not_learnt_paper keeps (24) as printed; see docs/skills.md for why); E[R+] = R(1 - P_b/eps);\n"
         "the training-error bound (31) and the excess-entropy bound (8). T may be a formula, e.g. C/(6*varsigma*tau*R) for\n"
-        "isoFLOP curves. N = varsigma R, D = tau T.";
+        "isoFLOP curves. N = varsigma R, D = tau T. With C > 0 also R* of skills.optimum for that budget, E[R+] and eps* there\n"
+        "(Figure 2's markers). variant=authors computes what the authors' code does instead (docs/skills.md).";
     m.params = {real_param("R", "3.5e5", "concepts (model size N = varsigma R)", 1, 1e15),
                 real_param("T", "1.75e6", "texts (data D = tau T); formula allowed", 1, 1e18).allow_expression(),
-                real_param("C", "0", "compute budget in FLOPs, for formulas of T (not used otherwise)", 0, 1e40),
+                real_param("C", "0", "compute budget in FLOPs, for formulas of T and the optimum R* (0: none)", 0, 1e40),
                 real_param("texts_per_concept", "0", "if > 0: T = texts_per_concept R, overriding T", 0, 1e9)};
     for (auto& p : learning_params()) m.params.push_back(p);
     m.metrics = {{"learnt", "E[R+] = R (1 - not_learnt) (eq. 4)"},
@@ -488,6 +565,9 @@ void register_skills_measures(Registry& reg) {
     m.metrics.push_back({"N", "model size varsigma R"});
     m.metrics.push_back({"D", "data size tau T"});
     m.metrics.push_back({"flops", "6 N D"});
+    m.metrics.push_back({"R_star", "C > 0: the compute-optimal R* of skills.optimum for the budget C (NaN otherwise)"});
+    m.metrics.push_back({"learnt_star", "C > 0: E[R+] at R*, the top of the isoFLOP curve (Figure 2's markers)"});
+    m.metrics.push_back({"epsilon_star_at_R_star", "C > 0: the threshold eps* at R* (NaN without one)"});
     m.fn = learnt_run;
     m.deterministic = true;
     reg.add(std::move(m));
@@ -528,7 +608,9 @@ void register_skills_measures(Registry& reg) {
         "level (task=level) or sum_i w_i Binomial(L, pi_i) over l = 0..L (task=mixture: Figure 4's Binomial(L, 1/2) is\n"
         "weights=1 pi=0.5, its multimodal task weights=0.4,0.4,0.2 pi=0.2,0.6,0.95). eta and sigma are formulas of l and L\n"
         "(Figure 4: exp(7*l/L) and log2(l); sigma_1 = 0). With C > 0, (R, T) is skills.optimum's (R*, T*) for that budget.\n"
-        "bound=monotone (default) corrects a dip of the bound (32) near eta = n p_rr (docs/skills.md); bound=paper is literal.";
+        "bound=monotone (default) corrects a dip of the bound (32) near eta = n p_rr (docs/skills.md); bound=paper is literal.\n"
+        "\"At least eta paths\" is X >= ceil(eta). With rise=true the budget is scanned (1e16..1e32, 20 points per decade) for\n"
+        "where the accuracy first reaches rise_from and rise_to: the width of the emergence, rise_decades.";
     m.params = {real_param("C", "0", "compute budget in FLOPs: if > 0, R and T are the compute-optimal R*, T*", 0, 1e40),
                 real_param("R", "3.5e5", "concepts (when C = 0)", 2, 1e15),
                 real_param("T", "1.75e6", "texts (when C = 0); formula allowed", 1, 1e18).allow_expression(),
@@ -539,17 +621,25 @@ void register_skills_measures(Registry& reg) {
                            formula_validator({"l", "L"})),
                 text_param("sigma", "log2(l)", "sigma_l: prerequisites of a level-l skill (sigma_1 = 0 always)",
                            formula_validator({"l", "L"})),
-                choice_param("bound", "monotone", {"monotone", "paper"}, "the bound (32) as printed, or corrected near eta = n p")};
+                choice_param("bound", "monotone", {"monotone", "paper"}, "the bound (32) as printed, or corrected near eta = n p"),
+                bool_param("rise", "false", "also scan the budget C for where the accuracy rises (C_rise_from, C_rise_to)"),
+                real_param("rise_from", "0.1", "rise: the lower accuracy level", 0, 1),
+                real_param("rise_to", "0.9", "rise: the upper accuracy level", 0, 1)};
     for (auto& p : task_params("mixture", "50")) m.params.push_back(p);
     for (auto& p : learning_params()) m.params.push_back(p);
     m.metrics = {{"accuracy", "task accuracy lower bound (12)/(13)"},
-                 {"R", "concepts"},
-                 {"T", "texts"},
+                 {"R_star", "C > 0: the compute-optimal R* used (NaN when C = 0: R is the parameter)"},
+                 {"T_star", "C > 0: the compute-optimal T* used (NaN when C = 0)"},
                  {"N", "model size varsigma R"},
                  {"D", "data size tau T"},
                  {"path_mean", "mean number of concept-pair paths between two skills, R(R-1)/2 p_rr"},
                  {"gamma_level", "task=level: gamma of that level"},
                  {"degree_level", "task=level: mean degree p_l S of that level's skill graph (emergence at 1)"},
+                 {"level_mean", "mean skill level of the task, sum_l l q(l)"},
+                 {"level_modes", "number of local maxima (modes) of q(l) over l = 0..L"},
+                 {"C_rise_from", "rise: the budget C where the accuracy (at compute-optimal sizes) first reaches rise_from"},
+                 {"C_rise_to", "rise: the budget C where it first reaches rise_to"},
+                 {"rise_decades", "rise: log10(C_rise_to / C_rise_from), the width of the emergence in decades of compute"},
                  {"level", "levels 0..L", true},
                  {"gamma", "gamma_l, the giant-component fraction of each level", true},
                  {"p", "p_l, the composition probability of each level (NaN at 0)", true},

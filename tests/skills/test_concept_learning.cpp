@@ -3,6 +3,7 @@
 // Chinchilla's point.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "scalinglab/skills/compute_optimal.hpp"
@@ -65,4 +66,29 @@ TEST(ComputeOptimal, MaximisesLearntConceptsAndScalesAsTheSquareRoot) {
   const ComputeOptimum chin = compute_optimum(b);
   EXPECT_NEAR(chin.N / 70e9, 1.0, 0.1);
   EXPECT_NEAR(chin.D / 1.4e12, 1.0, 0.1);
+}
+
+TEST(ConceptLearning, AuthorsVariantFollowsTheirSearchWindow) {
+  // The authors' code: eps* = min(1, min of g(x) = x / lambda(1 - rho(1 - x)) over x in [0.1, 1]),
+  // checked against a brute-force grid of g written out here from the binomial polynomials.
+  const double R = 3.5e5, eps = 0.5, d_t = 6, p = d_t / R;
+  for (double ratio : {3.0, 4.0, 4.6, 6.0}) {
+    const double T = ratio * R;
+    const auto poly = [p](double x, double n) { return std::pow(p * x + 1 - p, n - 1); };
+    double g_min = 1e300;
+    for (int i = 0; i <= 200000; ++i) {
+      const double x = 0.1 + 0.9 * i / 200000.0;
+      g_min = std::min(g_min, x / poly(1 - poly(1 - x, R / eps), T));
+    }
+    const ConceptLearningTheory a = concept_learning({R, T, d_t, eps, 0.0, true});
+    EXPECT_NEAR(a.threshold.epsilon_star, std::min(1.0, g_min), 1e-9) << ratio;
+    EXPECT_EQ(a.threshold.found, g_min < 1) << ratio;
+    EXPECT_GE(a.learnt, 0);
+    EXPECT_LE(a.learnt, R);
+  }
+  // Many texts per concept: no jump in the window, eps* = 1 and every concept counts as learnt.
+  const ConceptLearningTheory rich = concept_learning({2400, 1800 * 2400.0, d_t, eps, 0.0, true});
+  EXPECT_FALSE(rich.threshold.found);
+  EXPECT_EQ(rich.threshold.epsilon_star, 1.0);
+  EXPECT_EQ(rich.learnt, 2400);
 }

@@ -3,6 +3,7 @@
 // density evolution against peeling simulated on large graphs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "scalinglab/skills/density_evolution.hpp"
@@ -112,5 +113,39 @@ TEST(DensityEvolution, ConceptGraphsAndTheParentGraphOfThePaper) {
     const BipartiteGraph g = binomial_graph(static_cast<uint32_t>(R), static_cast<uint32_t>(T), p, s);
     const double simulated = double(peel(g).stopping_set) / R;
     EXPECT_NEAR(simulated, direct, 0.02) << "T/R = " << ratio;
+  }
+}
+
+TEST(DensityEvolution, NoThresholdAboveOne) {
+  // eps* is an infimum over eps in [0, 1] (eq. 23). With many texts per concept (the isoFLOP point
+  // R = 2400 at C = 1e22: T = C / (6 varsigma tau R), varsigma = 2e5, tau = 8e5, T/R ~ 1800) the
+  // parent graph's fixed point x(eps) never jumps on [0, 1]: no threshold must be reported, not a
+  // value above 1. Ground truth: the fixed point scanned over eps in (0, 1] has no jump.
+  const double R = 2400, T = 1e22 / (6 * 2e5 * 8e5 * R), p = 6 / R;
+  const Ensemble parent{DegreeDistribution::binomial(T, p), DegreeDistribution::binomial(R / 0.5, p)};
+  double previous = 0, largest_step = 0;
+  for (int i = 1; i <= 1000; ++i) {
+    const double x = de_fixed_point(parent, i / 1000.0);
+    largest_step = std::max(largest_step, x - previous);
+    previous = x;
+  }
+  EXPECT_LT(largest_step, 0.01);
+  const Threshold t = bp_threshold(parent);
+  EXPECT_FALSE(t.found);
+  EXPECT_TRUE(std::isnan(t.epsilon_star));
+  // A few texts per concept (T/R = 4): a jump inside (0, 1), reported with eps* <= 1.
+  const double T4 = 4 * R;
+  const Ensemble few{DegreeDistribution::binomial(T4, p), DegreeDistribution::binomial(R / 0.5, p)};
+  const Threshold t4 = bp_threshold(few);
+  ASSERT_TRUE(t4.found);
+  EXPECT_GT(t4.epsilon_star, 0);
+  EXPECT_LE(t4.epsilon_star, 1);
+  // Every threshold reported along an isoFLOP curve is in [0, 1].
+  for (double r = 1000; r <= 2e6; r *= 1.5) {
+    const double t_r = 1e22 / (6 * 2e5 * 8e5 * r), q = 6 / r;
+    const Threshold th = bp_threshold({DegreeDistribution::binomial(t_r, q), DegreeDistribution::binomial(r / 0.5, q)});
+    if (th.found) {
+      EXPECT_LE(th.epsilon_star, 1.0) << r;
+    }
   }
 }

@@ -11,6 +11,7 @@ struct ComputeBudget {
   double C = 5.76e23;  // FLOPs (Chinchilla's budget)
   double varsigma = 2e5, tau = 8e5;  // parameters per concept, tokens per text (Figure 3)
   double d_t = 6, eps = 0.5, beta = 0;
+  bool authors = false;  // the authors' code: their E[R+], and R searched in [0.2, 0.6] sqrt(C')
 };
 
 struct ComputeOptimum {

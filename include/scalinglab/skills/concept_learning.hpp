@@ -26,6 +26,7 @@ struct ConceptLearning {
   double R = 0, T = 0, d_t = 6;
   double eps = 0.5;   // erasure fraction of the parent graph (the paper: 0.5)
   double beta = 0.0;  // optional shift term of the finite-length approximation
+  bool authors = false;  // the authors' code instead of the paper (authors_concept_learning)
 };
 
 struct ConceptLearningTheory {
@@ -40,6 +41,14 @@ struct ConceptLearningTheory {
 
 Ensemble parent_ensemble(const ConceptLearning& c);
 ConceptLearningTheory concept_learning(const ConceptLearning& c);
+
+// What the authors' code (nayakanuj/Size_Scaling_Emergence_Plateau, `num_skills_learnt_biterr`)
+// computes, for comparison (docs/skills.md): eps* = min(1, min of g over x in [0.1, 1]) (its
+// bisection on eps with fixed points sought only in [0.1, 1]), x* the minimiser, nu* = eps* L~(1 -
+// rho(1 - x*)) with L~ the concept degrees without degree 0, alpha from (25)-(26) with the three
+// subtracted terms added, and Pr{not learnt} = nu* Q(sqrt(R/eps)(eps* - eps)/alpha)/eps, 0 when
+// eps* = 1 (no density-evolution floor). `threshold.found` is true unless eps* = 1.
+ConceptLearningTheory authors_concept_learning(const ConceptLearning& c);
 
 // The training-error lower bound (31) for R concepts, mean text degree d_t and a fraction P of
 // concepts not learnt.

@@ -15,6 +15,9 @@
 // tangency) there is no threshold: found = false; except without erasure floor (lambda(0) = 0),
 // where the classical threshold is then lim_{x->0} g(x) = 1 / (lambda'(0) rho'(1)) (ensembles with
 // degree-2 variables only, e.g. (2, r)): found, with x* = 0 and alpha undefined.
+// eps* is an infimum over eps in [0, 1] (eq. 23): a jump at a level above 1 (an ensemble whose
+// fixed point stays continuous for every erasure probability, e.g. many texts per concept) is not
+// a threshold, and the result is found = false with eps* = NaN, never a value > 1.
 #include "scalinglab/skills/degree_distribution.hpp"
 
 namespace scalinglab::skills {

@@ -28,6 +28,8 @@ double giant_component_fraction(double c);
 // (gamma_{l-1}^(2 sigma_l)) a dip at one level erases every level above it, so the emergence curves
 // of the literal bound are spiky. monotone = true takes, for eta <= n p, the larger of the first
 // branch and the second branch at eta = n p (a valid bound, since Pr(X >= eta) >= Pr(X >= n p)).
+// eta may be real (eta_l = exp(7 l / L)): "at least eta paths" is X >= ceil(eta), and the bound is
+// evaluated at k = ceil(eta) (the authors' code rounds eta to the nearest integer instead).
 double composition_chernoff_bound(double n, double p, double eta, bool monotone = false);
 
 struct SkillHierarchy {
