@@ -71,6 +71,14 @@ struct Context {
   const Table& table;
   const CheckSpec& spec;
 
+  // x of a row: its parameter, or the mean of a metric (an x axis along a measured quantity).
+  double x_of(const Table::Row& row) const {
+    if (row.params.has(spec.x)) return row.params.entry(spec.x).number;
+    const auto& names = table.metric_names;
+    if (std::find(names.begin(), names.end(), spec.x) != names.end()) return row.mean.at(table.metric_index(spec.x));
+    throw InputError("unknown parameter or metric '" + spec.x + "'");
+  }
+
   // Rows matching `where` and the x range, with x and y looked up once.
   std::vector<Point> select() const {
     const std::size_t m = table.metric_index(spec.y);
@@ -82,8 +90,8 @@ struct Context {
       if (!params_match(row.params, spec.where)) continue;
       double x = kNaN;
       if (!spec.x.empty()) {
-        x = param_of(row, spec.x).number;
-        if (std::isnan(x)) throw InputError("parameter '" + spec.x + "' is not numeric");
+        x = x_of(row);
+        if (std::isnan(x)) throw InputError("x '" + spec.x + "' is not numeric");
         if (x < spec.x_min || x > spec.x_max) continue;
       }
       out.push_back({&row, x, row.mean.at(m)});
@@ -97,7 +105,8 @@ struct Context {
     if (row.params.has("part")) out = "part=" + row.params.entry("part").text;
     for (const auto& axis : sweep.grid)
       if (row.params.has(axis.name)) out += (out.empty() ? "" : " ") + axis.name + "=" + row.params.entry(axis.name).text;
-    if (out.empty() && !spec.x.empty()) out = spec.x + "=" + param_of(row, spec.x).text;
+    if (out.empty() && !spec.x.empty())
+      out = spec.x + "=" + (row.params.has(spec.x) ? row.params.entry(spec.x).text : num(x_of(row)));
     return out.empty() ? "the only point" : out;
   }
 

@@ -124,7 +124,11 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
   for (const auto& row : table.rows) {
     const std::size_t m = table.metric_index(metric);
     if (!params_match(row.params, plot.where)) continue;
-    if (!row.params.has(plot.x)) throw InputError("plot: unknown parameter x = '" + plot.x + "'");
+    // x: a parameter, or a metric's mean (e.g. parameters against the compute-optimal tokens).
+    const bool x_param = row.params.has(plot.x);
+    const auto& names = table.metric_names;
+    if (!x_param && std::find(names.begin(), names.end(), plot.x) == names.end())
+      throw InputError("plot: unknown parameter or metric x = '" + plot.x + "'");
     std::string label = metric;
     if (!plot.series.empty()) {
       const std::string value = row.params.has(plot.series) ? series_value(row.params.entry(plot.series)) : "n/a";
@@ -142,8 +146,9 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
       it = curves.end() - 1;
     }
 
-    const double x = row.params.entry(plot.x).number, y = row.mean.at(m);
-    const std::string at = plot.x + "=" + row.params.entry(plot.x).text;
+    const double x = x_param ? row.params.entry(plot.x).number : row.mean.at(table.metric_index(plot.x));
+    const double y = row.mean.at(m);
+    const std::string at = x_param ? plot.x + "=" + row.params.entry(plot.x).text : fmt::format("{}={:.6g}", plot.x, x);
     if (!std::isfinite(x) || (plot.logx && x <= 0)) {
       it->notes.push_back("skipped " + at + ": x cannot be placed on the axis");
       continue;

@@ -17,6 +17,18 @@ namespace scalinglab {
 
 namespace {
 
+// Labels written for a plot are gnuplot enhanced text (^{..}, _{..}, {/Symbol a}), except `~`: its
+// overprint markup (~a{.8-}) is never what a label means ("epochs ~ C / gamma"), so it stays literal.
+std::string user_markup(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '~' && (i == 0 || text[i - 1] != '\\')) out += '\\';
+    out += text[i];
+  }
+  return out;
+}
+
+
 using Keys = std::vector<std::string>;
 
 std::string join(const Keys& v) {
@@ -112,6 +124,18 @@ class Reader {
       names.push_back(mm.name);
     }
     fail(n, key + ": unknown metric '" + name + "' of " + m_->name + " (scalar metrics: " + join(names) + ")");
+  }
+
+  // An x axis: a parameter, or (`metric_ok`) a scalar metric, whose mean over the runs places each row
+  // (e.g. a parameter count against the compute-optimal data size). Returns whether it is a metric.
+  bool x_axis(const toml::node* n, const std::string& name, const std::string& key, bool metric_ok) const {
+    if (m_->param(name)) return false;
+    const bool is_metric = std::any_of(m_->metrics.begin(), m_->metrics.end(),
+                                       [&](const MetricSpec& mm) { return !mm.series && mm.name == name; });
+    if (is_metric && metric_ok) return true;
+    if (is_metric) fail(n, key + ": '" + name + "' is a metric; this x must be a parameter (grid axis)");
+    param(n, name, key);  // fails naming the known parameters
+    return false;
   }
 
   // A `where` value normalised like resolved parameters, so T = 1e3 matches "1000".
@@ -255,9 +279,9 @@ class Reader {
   }
   // Title, labels, where and columns of the multi-panel kinds.
   PlotSpec panel_options(const toml::table& t, PlotSpec p) const {
-    if (auto v = t.get("title")) p.title = string(v, "[plot] title");
-    if (auto v = t.get("xlabel")) p.xlabel = string(v, "[plot] xlabel");
-    if (auto v = t.get("ylabel")) p.ylabel = string(v, "[plot] ylabel");
+    if (auto v = t.get("title")) p.title = user_markup(string(v, "[plot] title"));
+    if (auto v = t.get("xlabel")) p.xlabel = user_markup(string(v, "[plot] xlabel"));
+    if (auto v = t.get("ylabel")) p.ylabel = user_markup(string(v, "[plot] ylabel"));
     if (auto v = t.get("where")) p.where = where(v, "[plot]");
     if (auto v = t.get("columns")) {
       const auto c = v->value<int64_t>();
@@ -285,13 +309,14 @@ class Reader {
     // lines: x a parameter, y scalar metrics. curves: x (optional: the position 1, 2, ...) and y
     // series metrics.
     const bool curves = p.kind == "curves";
+    bool x_is_metric = false;
     if ((!curves && !t.contains("x")) || !t.contains("y"))
       fail(n, curves ? "[plot] curves: needs y (a series metric)" : "[plot]: needs x (a parameter) and y (a metric)");
     if (curves && t.contains("x")) {
       p.x = series_metric(t.get("x"), "[plot] x");
     } else if (!curves) {
       p.x = string(t.get("x"), "[plot] x");
-      param(t.get("x"), p.x, "[plot] x");
+      x_is_metric = x_axis(t.get("x"), p.x, "[plot] x", true);
     }
     auto y_metric = [&](const toml::node* e) {
       if (curves) return series_metric(e, "[plot] y");
@@ -330,9 +355,9 @@ class Reader {
       if (auto arr = v->as_array()) for (const auto& e : *arr) axis(&e);
       else axis(v);
     }
-    if (auto v = t.get("title")) p.title = string(v, "[plot] title");
-    if (auto v = t.get("xlabel")) p.xlabel = string(v, "[plot] xlabel");
-    if (auto v = t.get("ylabel")) p.ylabel = string(v, "[plot] ylabel");
+    if (auto v = t.get("title")) p.title = user_markup(string(v, "[plot] title"));
+    if (auto v = t.get("xlabel")) p.xlabel = user_markup(string(v, "[plot] xlabel"));
+    if (auto v = t.get("ylabel")) p.ylabel = user_markup(string(v, "[plot] ylabel"));
     if (auto v = t.get("band")) {
       p.band = string(v, "[plot] band");
       if (p.band != "std" && p.band != "sem" && p.band != "none") fail(v, "[plot] band: expected std, sem or none");
@@ -344,11 +369,11 @@ class Reader {
         if (auto rt = e->as_table()) {
           allow_keys(*rt, {"expr", "label", "where"}, "[plot] reference");
           if (!rt->contains("expr")) fail(e, "[plot] reference: needs expr");
-          r.expr = formula(rt->get("expr"), "[plot] reference", curves ? (p.x.empty() ? "x" : p.x) : "");
-          if (auto l = rt->get("label")) r.label = string(l, "[plot] reference label");
+          r.expr = formula(rt->get("expr"), "[plot] reference", curves ? (p.x.empty() ? "x" : p.x) : x_is_metric ? p.x : "");
+          if (auto l = rt->get("label")) r.label = user_markup(string(l, "[plot] reference label"));
           if (auto w = rt->get("where")) r.where = where(w, "[plot] reference");
         } else {
-          r.expr = formula(e, "[plot] reference", curves ? (p.x.empty() ? "x" : p.x) : "");
+          r.expr = formula(e, "[plot] reference", curves ? (p.x.empty() ? "x" : p.x) : x_is_metric ? p.x : "");
         }
         if (r.label.empty()) r.label = r.expr;
         p.references.push_back(std::move(r));
@@ -411,7 +436,8 @@ class Reader {
       if (!k.contains(f)) fail(kn, key + ": needs " + f);
       return k.get(f);
     };
-    param(need("x"), c.x = string(need("x"), key + " x"), key + " x");
+    // slope, bounds and thresholds may run along a metric; ordered and optimum group rows by x values.
+    x_axis(need("x"), c.x = string(need("x"), key + " x"), key + " x", c.kind != "ordered" && c.kind != "optimum");
     metric(need("y"), c.y = string(need("y"), key + " y"), key + " y");
     if (auto v = k.get("where")) c.where = where(v, key);
     if (auto v = k.get("x_min")) c.x_min = number(v, key + " x_min");

@@ -335,3 +335,34 @@ TEST(Check, JsonCarriesEveryField) {
 
 }  // namespace
 }  // namespace scalinglab
+
+namespace scalinglab {
+namespace {
+
+// x along a metric: params = 7 d (a measured size), error = 2 params^-0.5; the slope against the
+// metric is -0.5, not the -0.5 against d shifted by the factor, and a bound reads the metric.
+TEST(Check, XMayBeAMetricMeasuredInTheSameRow) {
+  HandTable t;
+  for (int d : kD) t.add({{"d", std::to_string(d)}, {"T", "inf"}}, 2 * std::pow(7.0 * d * d, -0.5));
+  t.table.metric_names.push_back("params");
+  for (auto& row : t.table.rows) {
+    const double d = row.params.entry("d").number;
+    row.mean.push_back(7.0 * d * d);
+    row.std.push_back(0);
+    row.sem.push_back(0);
+  }
+  CheckSpec c = slope(-0.5, 1e-9);
+  c.x = "params";
+  auto r = run(t.table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("params in [1792, 1.835e+06]"), std::string::npos) << r.measured;
+  c.expect = -1.0;  // against d it would be -1: the metric, not the parameter, is the x
+  EXPECT_FALSE(run(t.table, c).passed);
+  c.x = "nonsense";
+  r = run(t.table, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.measured.find("unknown parameter or metric 'nonsense'"), std::string::npos) << r.measured;
+}
+
+}  // namespace
+}  // namespace scalinglab

@@ -46,7 +46,9 @@ Table flat_table(const Sweep& sweep) {
   return aggregate(points, results);
 }
 
-double x_of(const Table::Row& row, const std::string& x) { return row.params.entry(x).number; }
+double x_of(const Table& t, const Table::Row& row, const std::string& x) {
+  return row.params.has(x) ? row.params.entry(x).number : row.mean.at(t.metric_index(x));
+}
 
 // The table perturbed so that `c` should fail. An optimum has three variants (`variant` 0, 1, 2): the
 // argmin at the smallest x for every series value; at the smallest x for the smallest series value and
@@ -58,12 +60,15 @@ Table against(const Table& base, const CheckSpec& c, int variant = 0) {
       if (row.params.has(c.series)) lowest_series = std::min(lowest_series, row.params.entry(c.series).number);
   Table t = base;
   const std::size_t y = t.metric_index(c.y);
+  // An x along a metric gets distinct values, 2, 3, ..., as a parameter axis would have.
+  if (!t.rows.empty() && !t.rows.front().params.has(c.x))
+    for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].mean.at(t.metric_index(c.x)) = 2.0 + i;
   for (auto& row : t.rows) {
     row.std.assign(row.std.size(), 0.0);
     row.sem.assign(row.sem.size(), 0.0);
     double v = 1.0;
     if (c.kind == "slope") {
-      v = std::pow(x_of(row, c.x), c.expect + c.tol + 1.0);  // a slope one beyond the tolerance
+      v = std::pow(x_of(t, row, c.x), c.expect + c.tol + 1.0);  // a slope one beyond the tolerance
     } else if (c.kind == "below") {
       v = 1e30;
     } else if (c.kind == "above") {
@@ -82,7 +87,7 @@ Table against(const Table& base, const CheckSpec& c, int variant = 0) {
     } else if (c.kind == "optimum") {
       const bool lowest = row.params.has(c.series) && row.params.entry(c.series).number == lowest_series;
       const bool at_smallest = variant == 0 || (variant == 1) == lowest;
-      v = at_smallest ? x_of(row, c.x) : 1.0 / x_of(row, c.x);
+      v = at_smallest ? x_of(t, row, c.x) : 1.0 / x_of(t, row, c.x);
     }
     row.mean[y] = v;
   }

@@ -434,3 +434,31 @@ TEST(SweepParts, RejectsBadParts) {
   expect_error(part, {"'part' names"}, {"part=a"});
   expect_error(part + "[params]\nx = 20\n", {"part a", "x=20"});
 }
+
+namespace scalinglab {
+namespace {
+
+// A `~` in a label is text ("epochs ~ C / gamma"), not gnuplot's overprint; other markup stays.
+TEST(SweepFile, TildeInLabelsIsLiteral) {
+  const Sweep s = parse(std::string(kHead) + "[grid]\nd = [1, 2]\n[plot]\nx = \"d\"\ny = \"value\"\n"
+                        "xlabel = \"epochs ~ C / gamma, d^{2}\"\nylabel = \"a \\\\~ b\"\ntitle = \"~\"\n");
+  ASSERT_TRUE(s.plot);
+  EXPECT_EQ(s.plot->xlabel, "epochs \\~ C / gamma, d^{2}");
+  EXPECT_EQ(s.plot->ylabel, "a \\~ b");  // already escaped: left alone
+  EXPECT_EQ(s.plot->title, "\\~");
+}
+
+// A plot or check may run along a scalar metric; ordered and optimum need a parameter.
+TEST(SweepFile, XAlongAMetric) {
+  const std::string grid = "measure = \"toy.theory\"\n[grid]\nd = [1, 2]\n";
+  const Sweep s = parse(grid + "[plot]\nx = \"bound\"\ny = \"value\"\nreference = \"2*bound\"\n"
+                        "[[check]]\nclaim = \"c\"\nslope = { x = \"bound\", y = \"value\", expect = 0, tol = 1 }\n");
+  EXPECT_EQ(s.plot->x, "bound");
+  EXPECT_EQ(s.checks.at(0).x, "bound");
+  expect_error(grid + "[[check]]\nclaim = \"c\"\nordered = { x = \"bound\", y = \"value\", series = \"d\", order = [\"1\", \"2\"] }\n",
+               {"'bound' is a metric; this x must be a parameter"});
+  expect_error(grid + "[plot]\nx = \"nope\"\ny = \"value\"\n", {"nope"});
+}
+
+}  // namespace
+}  // namespace scalinglab
