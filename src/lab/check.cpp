@@ -234,7 +234,8 @@ void check_ordered(const Context& c, CheckResult& r) {
     list += c.spec.series + "=" + order[k];
     if (grouped && last_of_group) list += "}";
   }
-  r.expected = c.spec.y + " at " + list + (c.spec.sem > 0 ? fmt::format(" within {} standard errors", c.spec.sem) : "");
+  r.expected = c.spec.y + " at " + list + (c.spec.factor != 1 ? fmt::format(" by a factor {}", num(c.spec.factor)) : "") +
+               (c.spec.sem > 0 ? fmt::format(" within {} standard errors", c.spec.sem) : "");
 
   // Groups: rows equal in every grid axis except the series (x included), in table order.
   std::vector<std::pair<std::string, std::vector<const Point*>>> groups;
@@ -285,7 +286,8 @@ void check_ordered(const Context& c, CheckResult& r) {
         if (group[l] != group[k] + 1) continue;
         const double a = ys[k], b = ys[l];
         const double slack = c.spec.sem > 0 ? c.spec.sem * std::hypot(sems[k], sems[l]) : 0.0;
-        const bool ok = c.spec.decreasing ? a >= b - slack : a <= b + slack;
+        const double f = c.spec.factor;  // a margin: the later value at least f times the earlier
+        const bool ok = c.spec.decreasing ? a >= f * b - slack : f * a <= b + slack;
         if (ok) continue;
         bad = true;
         double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});

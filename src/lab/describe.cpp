@@ -21,6 +21,7 @@ std::string range_text(const ParamSpec& s) {
   if (s.type == ParamType::Count) r += (r.empty() ? "" : " ") + std::string("or inf");
   if (s.expression) r += (r.empty() ? "" : "; ") + std::string("formula allowed");
   if (s.implementation) r += (r.empty() ? "" : "; ") + std::string("implementation switch, same results");
+  if (s.same_world) r += (r.empty() ? "" : "; ") + std::string("every value sees the same world");
   return r;
 }
 }  // namespace

@@ -252,7 +252,7 @@ std::string Params::canonical(const std::vector<std::string>& skip) const {
 std::string Params::stream_text() const {
   std::vector<std::string> skip = {"runs", "seed"};
   for (const auto& e : entries_)
-    if (e.spec->implementation) skip.push_back(e.spec->name);
+    if (e.spec->implementation || e.spec->same_world) skip.push_back(e.spec->name);
   return canonical(skip);
 }
 

@@ -427,7 +427,7 @@ class Reader {
     const std::map<std::string, Keys> extra = {{"slope", {"expect", "tol"}},
                                                {"below", {"bound"}},
                                                {"above", {"bound"}},
-                                               {"ordered", {"series", "order", "decreasing", "sem"}},
+                                               {"ordered", {"series", "order", "decreasing", "sem", "factor"}},
                                                {"reaches", {"threshold", "rising", "before", "after"}},
                                                {"optimum", {"series", "expect", "tol"}}};
     fields.insert(fields.end(), extra.at(c.kind).begin(), extra.at(c.kind).end());
@@ -470,6 +470,10 @@ class Reader {
       if (auto v = k.get("sem")) {
         c.sem = number(v, key + " sem");
         if (!(c.sem >= 0)) fail(v, key + " sem: a number of standard errors >= 0");
+      }
+      if (auto v = k.get("factor")) {
+        c.factor = number(v, key + " factor");
+        if (!(c.factor > 0) || !std::isfinite(c.factor)) fail(v, key + " factor: a finite margin > 0 (10: ten times lower)");
       }
     } else {
       c.threshold = number(need("threshold"), key + " threshold");

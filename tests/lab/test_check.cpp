@@ -366,3 +366,31 @@ TEST(Check, XMayBeAMetricMeasuredInTheSameRow) {
 
 }  // namespace
 }  // namespace scalinglab
+
+namespace scalinglab {
+namespace {
+
+// ordered with a margin: T = 100 is 8/5 = 1.6 times T = 1000 at every d.
+TEST(Check, OrderedWithAFactorAsksForAMargin) {
+  CheckSpec c;
+  c.kind = "ordered";
+  c.x = "d";
+  c.y = "error";
+  c.series = "T";
+  c.order = {"1000", "100"};
+  c.factor = 1.5;
+  auto r = run(power_law_table().table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.expected.find("by a factor 1.5"), std::string::npos) << r.expected;
+  c.factor = 1.7;
+  EXPECT_FALSE(run(power_law_table().table, c).passed);
+  c.order = {"100", "1000"};
+  c.decreasing = true;
+  c.factor = 1.5;
+  EXPECT_TRUE(run(power_law_table().table, c).passed);
+  c.factor = 1.7;
+  EXPECT_FALSE(run(power_law_table().table, c).passed);
+}
+
+}  // namespace
+}  // namespace scalinglab

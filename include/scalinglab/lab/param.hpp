@@ -41,6 +41,11 @@ struct ParamSpec {
   // An implementation switch that does not change what is computed (e.g. a faster exact path):
   // excluded from the random-stream key, so toggling it gives the same draws and results.
   bool implementation = false;
+  // A parameter of the learner, not of the world it learns (a width, a step size, a training length):
+  // excluded from the random-stream key, so that every value of it sees the same world (drawn
+  // distribution, data) for a given run index, and curves against it compare learners on one world.
+  // A measure drawing training randomness derives it from the parameter itself.
+  bool same_world = false;
   // Text parameters: throws InputError (message without the parameter's name) for a bad value.
   std::function<void(const std::string&)> validate;
 
@@ -48,6 +53,7 @@ struct ParamSpec {
   ParamSpec& range(double lo, double hi) { min = lo; max = hi; return *this; }
   ParamSpec& allow_expression() { expression = true; return *this; }
   ParamSpec& implementation_switch() { implementation = true; return *this; }
+  ParamSpec& same_world_param() { same_world = true; return *this; }
 };
 
 ParamSpec int_param(std::string name, std::string def, std::string doc, double lo = 1,
@@ -88,7 +94,7 @@ class Params {
 
   // "N=100 M=5 ..." over all parameters except those in `skip`: the identity of a grid point.
   std::string canonical(const std::vector<std::string>& skip = {"runs", "seed"}) const;
-  // The same without implementation switches: hashed into the random-stream key.
+  // The same without implementation switches and learner parameters: hashed into the random-stream key.
   std::string stream_text() const;
   // {"N": 100, "T": "inf", "scheme": "q0", ...}: ints as integers, inf as the string "inf".
   nlohmann::json to_json() const;

@@ -94,6 +94,7 @@ struct CheckSpec {
   std::vector<std::size_t> order_group;
   bool decreasing = false;                     // ordered: reverse the sense
   double sem = 0;  // ordered: a pair counts as out of order only beyond sem x sqrt(sem_a^2 + sem_b^2)
+  double factor = 1;  // ordered: a margin: factor x y(earlier) <= y(later) (y(earlier) >= factor x y(later) when decreasing)
   double threshold = 0;                        // reaches
   bool rising = false;                         // reaches: y >= threshold instead of <=
   std::optional<double> before, after;         // reaches
