@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -56,6 +57,10 @@ Record complexity_run(const Params& prm, Stream& stream) {
   Record r;
   r.set("chi", statistical_complexity(spec.input, spec.output, parents));
   r.set("chi_bar", approximation_complexity(spec.input, spec.output, parents));
+  if (prm.flag("rank")) {
+    Stream world = stream;  // the same draws as FactorTask(spec, stream): parents, then conditionals
+    r.set("rank_logp", static_cast<double>(FactorTask(spec, world).rank_logp()));
+  }
   if (spec.input.size() <= 24) {
     const ExpectedComplexity e = expected_complexity(spec);
     r.set("chi_mean", e.chi);
@@ -77,9 +82,28 @@ Record complexity_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// The world of a run (the parent graph, the conditionals p(y_j | pa_j) and, in generalization, the
+// observed inputs) comes from substream 0 of the run's stream; the training randomness
+// (initialisation, the frozen factor embeddings, batches) from substream 1 mixed with the training
+// parameters. The world therefore depends only on the stream's key and never on d, h, lr, epochs,
+// ...: two runs whose keys agree see the same p and the same observed inputs (the lab's key covers
+// the parameters that take part in it, see docs/factor.md).
+const std::vector<std::string>& training_param_names() {
+  static const std::vector<std::string> names = {"embedding", "d",      "h",     "L",     "gate", "lr",
+                                                 "schedule",  "epochs", "C",     "batch", "evals"};
+  return names;
+}
+
+Stream training_stream(const Params& prm, const Stream& stream) {
+  std::string text;
+  for (const auto& name : training_param_names()) text += name + "=" + prm.entry(name).text + " ";
+  return Stream(mix64(stream.substream(1).key() ^ stable_hash(text)));
+}
+
 Record train_run(const Params& prm, Stream& stream) {
   const FactorSpec fs = factor_spec(prm, "factor.train");
-  Stream task_stream = stream.substream(0), train_stream = stream.substream(1);
+  Stream world = stream.substream(0), task_stream = world, split_stream = world.substream(1000),
+         train_stream = training_stream(prm, stream);
   double N = 1, M = 1;
   for (uint32_t p : fs.input) N *= p;
   for (uint32_t q : fs.output) M *= q;
@@ -105,6 +129,14 @@ Record train_run(const Params& prm, Stream& stream) {
   } else {
     ts.epochs = static_cast<std::size_t>(prm.real("epochs"));
   }
+  // Extra evaluations: after T/10 epochs (loss_tenth: the last 90% of the compute, for saturation)
+  // and after the first epoch whose compute reaches probe_C (loss_probe: curves of several runs
+  // compared at one compute).
+  const std::size_t tenth = static_cast<std::size_t>(std::llround(static_cast<double>(ts.epochs) / 10));
+  const double probe_C = prm.real("probe_C");
+  const std::size_t probe = probe_C > 0 ? static_cast<std::size_t>(std::ceil(probe_C / flops_per_epoch - 1e-9)) : 0;
+  ts.extra_evals = {tenth};
+  if (probe_C > 0 && probe <= ts.epochs) ts.extra_evals.push_back(probe);
   TrainResult res;
   FactorTask task = [&] {
     try {
@@ -122,26 +154,45 @@ Record train_run(const Params& prm, Stream& stream) {
     ts.on_epoch = [&progress] { progress->advance(); };
   }
   try {
-    res = train(task, ts, train_stream);
+    res = train(task, ts, train_stream, &split_stream);
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("factor.train: ") + e.what());
   }
   if (progress) progress->finish();
   double entropy = 0;
   for (std::size_t x = 0; x < task.N(); ++x) entropy += task.conditional_entropy(x);
+  // The test inputs' mean entropy: the unobserved inputs in generalization (the same subset train()
+  // drew from split_stream), every input otherwise.
+  double test_entropy = entropy / N;
+  if (ts.setting == Setting::generalization) {
+    std::vector<uint32_t> observed, unobserved;
+    split_inputs(task.N(), res.observed, split_stream, observed, unobserved);
+    test_entropy = 0;
+    for (uint32_t x : unobserved) test_entropy += task.conditional_entropy(x);
+    test_entropy /= static_cast<double>(unobserved.size());
+  }
   const double body = static_cast<double>(ts.L * 3 * ts.d * ts.h) + M * static_cast<double>(ts.d);
   Record r;
+  auto loss_at = [&res](std::size_t epoch) {
+    for (std::size_t i = 0; i < res.curve_epoch.size(); ++i)
+      if (res.curve_epoch[i] == static_cast<double>(epoch)) return res.curve_loss[i];
+    return std::numeric_limits<double>::quiet_NaN();
+  };
   r.set("loss", res.loss);
+  r.set("loss_tenth", loss_at(tenth));
+  r.set("loss_probe", probe_C > 0 && probe <= ts.epochs ? loss_at(probe) : std::numeric_limits<double>::quiet_NaN());
   r.set("train_loss", res.train_loss);
   r.set("flops", res.flops);
   r.set("epochs", static_cast<double>(ts.epochs));
   r.set("chi", task.chi());
   r.set("chi_bar", task.chi_bar());
+  r.set("rank_logp", static_cast<double>(task.rank_logp()));
   r.set("N", N);
   r.set("M", M);
   r.set("observed", static_cast<double>(res.observed));
   r.set("parameters", body + (ts.factorized_embedding ? 0.0 : N * static_cast<double>(ts.d)));
   r.set("entropy", entropy / N);
+  r.set("test_entropy", test_entropy);
   r.set("diverged", res.diverged ? 1.0 : 0.0);
   r.set_series("curve_epoch", std::move(res.curve_epoch));
   r.set_series("curve_loss", std::move(res.curve_loss));
@@ -186,8 +237,13 @@ double train_bytes(const Params& prm) {
       std::min({16.0, std::ceil(std::max(rows, test_rows) / 1024), static_cast<double>(resolve_threads(0))});
   const double chunk = std::clamp(std::floor(1048576 / M), 16.0, 256.0);
   const double workspace = 4 * chunk * (2 * (L + 1) * d + 3 * L * h + M + 2 * d + 3 * h + L + 1) + 12 * M;
+  // rank_logp: a (distinct parent tuples <= N) x (sum of q_j) matrix, singular values by BDCSVD, whose
+  // bidiagonalisation and divide-and-conquer work arrays hold about five more copies of it.
+  double Q = 0;
+  for (uint32_t q : fs.output) Q += q;
+  const double rank = 6 * 8 * N * Q;
   return tables + 28 * N + (setting == Setting::single_pass ? 8 * batch : 0.0) + 16 * params + 4 * shards * body +
-         (learned ? 4 * rows * d : 0.0) + workers * workspace + kProductWorkspaceBytes;
+         (learned ? 4 * rows * d : 0.0) + workers * workspace + rank + kProductWorkspaceBytes;
 }
 
 }  // namespace
@@ -204,7 +260,10 @@ void register_factor_measures(Registry& reg) {
         "deterministic. chi_mean and chi_bar_mean are their exact expectations over the graph (subsets enumerated; up to\n"
         "24 input factors). N = prod p_i, M = prod q_j, P = sum p_i, Q = sum q_j, P_bar = sum_j |pa_j|.";
     m.params = graph_params();
+    m.params.push_back(real_param("alpha", "0.1", "Dirichlet concentration of p(y_j | pa_j) (P4); used by rank", 1e-6, 1e6));
+    m.params.push_back(bool_param("rank", "false", "also draw the conditionals and report rank_logp (builds N x Q numbers)"));
     m.metrics = {{"chi", "statistical complexity sum_j q_j |pa_j| (SC)"},
+                 {"rank_logp", "with rank = true: rank of log p(y|x) up to column constants (<= chi_bar)"},
                  {"chi_bar", "approximation complexity sum_j min(|pa_j|, q_j) (AC)"},
                  {"chi_mean", "expectation of chi over the random parent graph (absent above 24 input factors)"},
                  {"chi_bar_mean", "expectation of chi_bar over the random parent graph (absent above 24 input factors)"},
@@ -243,28 +302,42 @@ void register_factor_measures(Registry& reg) {
     m.params.push_back(int_param("L", "1", "number of residual blocks (P7)", 1, 256));
     m.params.push_back(choice_param("gate", "silu", {"silu", "logistic"}, "gate nonlinearity g"));
     m.params.push_back(real_param("lr", "3e-2", "initial learning rate eta (P8)", 0, 10));
-    m.params.push_back(choice_param("schedule", "cosine", {"cosine", "custom", "constant"},
-                                    "learning-rate schedule: cosine, custom (eq. 7) or constant"));
+    m.params.push_back(choice_param("schedule", "cosine", {"cosine", "custom", "custom_log", "constant"},
+                                    "learning-rate schedule: cosine, custom (eq. 7), custom_log (the authors' code: "
+                                    "eq. 7 with the cosine in log t) or constant"));
     m.params.push_back(real_param("epochs", "1000", "epochs T = optimizer steps (P9); formula allowed", 1, 1e9).allow_expression());
     m.params.push_back(real_param("C", "0", "FLOP budget: when > 0, epochs = C / (samples per epoch x flops per sample)", 0, 1e30));
+    m.params.push_back(real_param("probe_C", "0", "when > 0: also report loss_probe, the test loss after the first epoch "
+                                  "whose compute reaches probe_C FLOPs (NaN beyond the run)", 0, 1e30));
     m.params.push_back(int_param("batch", "8192", "batch size of the single-pass setting", 1, 1 << 24));
     m.params.push_back(real_param("gamma", "0.9", "observed fraction of the inputs (P10, generalization)", 0, 1));
     m.params.push_back(int_param("evals", "30", "log-spaced evaluation epochs along training (plus epoch 0)", 1, 10000));
     m.metrics = {{"loss", "final test loss: KL, population (single pass, compression) or unobserved inputs"},
+                 {"loss_tenth", "test loss after round(T/10) epochs (loss / loss_tenth: the gain of the last 90% of the compute)"},
+                 {"loss_probe", "test loss after the first epoch whose compute reaches probe_C (NaN without probe_C or beyond T)"},
                  {"train_loss", "final KL on the training inputs (observed inputs in generalization)"},
                  {"flops", "compute spent: epochs x samples per epoch x 3(6 L d h + 2 d M)"},
                  {"epochs", "epochs run (optimizer steps)"},
                  {"chi", "statistical complexity of the drawn factorization"},
                  {"chi_bar", "approximation complexity of the drawn factorization"},
+                 {"rank_logp", "rank of log p(y|x) up to column constants: the least d that represents p exactly (<= chi_bar)"},
                  {"N", "inputs"},
                  {"M", "outputs"},
                  {"observed", "training inputs (generalization: round(gamma N))"},
                  {"parameters", "trained parameters"},
                  {"entropy", "mean conditional entropy H(Y|X = x) over x (nats)"},
+                 {"test_entropy", "mean H(Y|X = x) over the test inputs (unobserved in generalization; all otherwise)"},
                  {"diverged", "1 if the loss became non-finite"},
                  {"curve_epoch", "evaluation epochs", true},
                  {"curve_loss", "test loss after curve_epoch epochs", true},
                  {"curve_flops", "compute spent at curve_epoch", true}};
+    // The learner's parameters, the observed fraction (nested observed sets) and the probe leave the
+    // world alone: every value of them trains on the same drawn world for a run index, so curves
+    // against d, epochs, lr or gamma compare learners on one world (training draws: training_stream).
+    for (auto& p : m.params)
+      if (std::find(training_param_names().begin(), training_param_names().end(), p.name) != training_param_names().end() ||
+          p.name == "gamma" || p.name == "probe_C")
+        p.same_world_param();
     m.fn = train_run;
     m.memory = train_bytes;
     reg.add(std::move(m));

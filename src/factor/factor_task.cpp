@@ -2,6 +2,10 @@
 
 #include "scalinglab/core/error.hpp"
 
+#include <Eigen/Dense>
+#include <limits>
+#include <map>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -187,6 +191,49 @@ void FactorTask::index() {
 
 double FactorTask::chi() const { return statistical_complexity(input_, output_, parents_); }
 double FactorTask::chi_bar() const { return approximation_complexity(input_, output_, parents_); }
+
+std::size_t FactorTask::rank_logp() const {
+  const std::size_t l = output_.size();
+  // Centred log-conditionals per output factor and parent configuration.
+  std::vector<std::vector<double>> centred(l);
+  std::size_t Q = 0;
+  for (std::size_t j = 0; j < l; ++j) {
+    const std::size_t q = output_[j], configs = cond_[j].size() / q;
+    centred[j].resize(cond_[j].size());
+    for (std::size_t c = 0; c < configs; ++c) {
+      double mean = 0;
+      for (std::size_t t = 0; t < q; ++t) {
+        const double v = std::log(std::max(cond_[j][c * q + t], std::numeric_limits<double>::min()));
+        centred[j][c * q + t] = v, mean += v;
+      }
+      mean /= static_cast<double>(q);
+      for (std::size_t t = 0; t < q; ++t) centred[j][c * q + t] -= mean;
+    }
+    Q += q;
+  }
+  // Distinct tuples of parent configurations (c_1(x), ..., c_l(x)) over the inputs.
+  std::map<std::vector<uint32_t>, int> tuples;
+  std::vector<uint32_t> key(l);
+  for (std::size_t x = 0; x < N_; ++x) {
+    for (std::size_t j = 0; j < l; ++j) key[j] = parent_configuration(x, j);
+    tuples.emplace(key, 0);
+  }
+  Eigen::MatrixXd K(static_cast<Eigen::Index>(tuples.size()), static_cast<Eigen::Index>(Q));
+  Eigen::Index row = 0;
+  for (const auto& [t, unused] : tuples) {
+    Eigen::Index col = 0;
+    for (std::size_t j = 0; j < l; ++j)
+      for (std::size_t y = 0; y < output_[j]; ++y) K(row, col++) = centred[j][t[j] * output_[j] + y];
+    ++row;
+  }
+  const Eigen::BDCSVD<Eigen::MatrixXd> svd(K);
+  const auto& s = svd.singularValues();
+  if (s.size() == 0 || s(0) == 0) return 0;
+  const double tol = s(0) * static_cast<double>(std::max(K.rows(), K.cols())) * std::numeric_limits<double>::epsilon();
+  std::size_t r = 0;
+  for (Eigen::Index i = 0; i < s.size(); ++i) r += s(i) > tol;
+  return r;
+}
 
 uint32_t FactorTask::input_coordinate(std::size_t x, std::size_t i) const {
   return static_cast<uint32_t>(x / in_stride_[i] % input_[i]);

@@ -46,7 +46,18 @@ std::vector<std::size_t> evaluation_epochs(std::size_t T, std::size_t count) {
   return e;
 }
 
-TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream) {
+void split_inputs(std::size_t N, std::size_t seen, Stream s, std::vector<uint32_t>& observed,
+                  std::vector<uint32_t>& unobserved) {
+  std::vector<uint32_t> perm(N);
+  std::iota(perm.begin(), perm.end(), 0u);
+  for (std::size_t i = N; i > 1; --i) std::swap(perm[i - 1], perm[s.below(i)]);
+  observed.assign(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(seen));
+  unobserved.assign(perm.begin() + static_cast<std::ptrdiff_t>(seen), perm.end());
+  std::sort(observed.begin(), observed.end());
+  std::sort(unobserved.begin(), unobserved.end());
+}
+
+TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream, const Stream* split_stream) {
   const std::size_t N = task.N(), M = task.M();
   MlpShape shape;
   shape.N = N, shape.M = M, shape.d = spec.d, shape.h = spec.h, shape.L = spec.L, shape.gate = spec.gate;
@@ -73,15 +84,10 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
   std::vector<uint32_t> all(N), train_rows, test_rows;
   std::iota(all.begin(), all.end(), 0u);
   if (spec.setting == Setting::generalization) {
-    std::vector<uint32_t> perm = all;
-    for (std::size_t i = N; i > 1; --i) std::swap(perm[i - 1], perm[split.below(i)]);
     const std::size_t seen = samples_per_epoch(spec, N);
     if (seen < 1 || seen >= N)
       throw std::invalid_argument("gamma * N must leave at least one observed and one unobserved input");
-    train_rows.assign(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(seen));
-    test_rows.assign(perm.begin() + static_cast<std::ptrdiff_t>(seen), perm.end());
-    std::sort(train_rows.begin(), train_rows.end());
-    std::sort(test_rows.begin(), test_rows.end());
+    split_inputs(N, seen, split_stream ? *split_stream : split, train_rows, test_rows);
   } else {
     train_rows = all, test_rows = all;
   }
@@ -98,7 +104,11 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream)
   MlpEngine engine(shape);
   std::vector<float> grad(net.size(), 0.0f);
   Adam adam(net.size());
-  const std::vector<std::size_t> evals = evaluation_epochs(spec.epochs, spec.evals);
+  std::vector<std::size_t> evals = evaluation_epochs(spec.epochs, spec.evals);
+  for (std::size_t e : spec.extra_evals)
+    if (e <= spec.epochs) evals.push_back(e);
+  std::sort(evals.begin(), evals.end());
+  evals.erase(std::unique(evals.begin(), evals.end()), evals.end());
   std::size_t next_eval = 0;
   auto test_loss = [&]() {
     return engine.loss_and_gradient(net, test_rows.data(), test_rows.size(), soft, nullptr, false, true, threads);

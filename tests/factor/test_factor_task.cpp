@@ -8,6 +8,9 @@
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include <Eigen/Dense>
+#include <limits>
+
 #include "scalinglab/factor/factor_task.hpp"
 
 using namespace scalinglab;
@@ -200,4 +203,89 @@ TEST(FactorTask, RefusesInconsistentHandMadeTasks) {
   spec.alpha = 0;
   Stream s(1);
   EXPECT_THROW(FactorTask(spec, s), std::invalid_argument);
+}
+
+namespace {
+
+// Brute force: the full M x N matrix log p(y|x) = sum_j log p(y_j | pa_j(x)), coordinates computed
+// here by mixed radix (first factor fastest), every column centred over y, numerical rank by SVD
+// with numpy's tolerance.
+std::size_t brute_rank_logp(const FactorTask& t) {
+  const auto& in = t.input();
+  const auto& out = t.output();
+  Eigen::MatrixXd L(static_cast<Eigen::Index>(t.M()), static_cast<Eigen::Index>(t.N()));
+  for (std::size_t x = 0; x < t.N(); ++x) {
+    std::vector<uint32_t> xi(in.size());
+    std::size_t rest = x;
+    for (std::size_t i = 0; i < in.size(); ++i) xi[i] = static_cast<uint32_t>(rest % in[i]), rest /= in[i];
+    for (std::size_t y = 0; y < t.M(); ++y) {
+      std::size_t r = y;
+      double v = 0;
+      for (std::size_t j = 0; j < out.size(); ++j) {
+        const std::size_t yj = r % out[j];
+        r /= out[j];
+        std::size_t c = 0, stride = 1;
+        for (uint32_t i : t.parents()[j]) c += stride * xi[i], stride *= in[i];
+        v += std::log(t.conditional(j)[c * out[j] + yj]);
+      }
+      L(static_cast<Eigen::Index>(y), static_cast<Eigen::Index>(x)) = v;
+    }
+  }
+  L.rowwise() -= L.colwise().mean();
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(L);
+  const auto& s = svd.singularValues();
+  const double tol = s(0) * static_cast<double>(std::max(L.rows(), L.cols())) * std::numeric_limits<double>::epsilon();
+  std::size_t rank = 0;
+  for (Eigen::Index i = 0; i < s.size(); ++i) rank += s(i) > tol;
+  return rank;
+}
+
+std::vector<double> dirichlet_table(std::size_t configs, std::size_t q, Stream& s) {
+  std::vector<double> t(configs * q);
+  for (std::size_t c = 0; c < configs; ++c) draw_dirichlet(0.5, q, s, &t[c * q]);
+  return t;
+}
+
+}  // namespace
+
+TEST(FactorTask, RankOfLogPAgainstBruteForce) {
+  // Random worlds, small enough for an SVD of the full M x N matrix: fixed |I_j| (P3) and random
+  // edges (P3'), alpha = 0.1 and 1.
+  const char* cases[][2] = {{"2x6", "4x2"}, {"2x5", "8x2"}, {"3,2,2", "3x2"}, {"2x4", "2x3"}, {"4,3", "5,4"}};
+  int checked = 0;
+  for (auto& c : cases)
+    for (int parents : {1, 2, 3})
+      for (double beta : {-1.0, 0.5})
+        for (double alpha : {0.1, 1.0}) {
+          FactorSpec fs;
+          fs.input = parse_factors(c[0]), fs.output = parse_factors(c[1]);
+          fs.parents = parents, fs.beta = beta, fs.alpha = alpha;
+          Stream s(1000 + checked);
+          const FactorTask t(fs, s);
+          const std::size_t r = t.rank_logp();
+          EXPECT_EQ(r, brute_rank_logp(t)) << c[0] << " -> " << c[1] << " parents " << parents << " beta " << beta;
+          EXPECT_LE(static_cast<double>(r), t.chi_bar());
+          ++checked;
+        }
+  EXPECT_EQ(checked, 60);
+}
+
+TEST(FactorTask, RankOfLogPClosedForms) {
+  // Centred log-conditionals of output factor j span (generically) the functions of pa_j when
+  // |pa_j| <= q_j - 1, constants included; so with one parent each, rank = 1 + sum over the
+  // distinct parents of (p_i - 1), below chi_bar = sum_j min(p_i, q_j).
+  Stream s(7);
+  const std::vector<uint32_t> in = {3, 3}, out = {8, 8};
+  const FactorTask distinct(in, out, {{0}, {1}}, {dirichlet_table(3, 8, s), dirichlet_table(3, 8, s)});
+  EXPECT_EQ(distinct.rank_logp(), 5u);  // 1 + 2 + 2
+  EXPECT_EQ(distinct.chi_bar(), 6);
+  const FactorTask shared(in, out, {{0}, {0}}, {dirichlet_table(3, 8, s), dirichlet_table(3, 8, s)});
+  EXPECT_EQ(shared.rank_logp(), 3u);  // functions of x_1 only
+  // |pa_j| = 8 > q_j - 1 = 2: the centred block has rank q_j - 1 (chi_bar counts q_j = 3).
+  const FactorTask wide({2, 2, 2}, {3}, {{0, 1, 2}}, {dirichlet_table(8, 3, s)});
+  EXPECT_EQ(wide.rank_logp(), 2u);
+  EXPECT_EQ(wide.chi_bar(), 3);
+  // No parents: p(y|x) does not depend on x, every centred column is the same: rank 1.
+  const FactorTask none({2, 2}, {4}, {{}}, {dirichlet_table(1, 4, s)});
+  EXPECT_EQ(none.rank_logp(), 1u);
 }

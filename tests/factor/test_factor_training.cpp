@@ -2,10 +2,15 @@
 // and that the network learns (compression with d >= chi_bar goes far below the initial loss).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "scalinglab/factor/factor_task.hpp"
 #include "scalinglab/factor/factor_training.hpp"
+#include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/measure.hpp"
+#include "scalinglab/lab/param.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::factor;
@@ -81,4 +86,74 @@ TEST(FactorTraining, CompressionLearnsWhenDReachesChiBar) {
   const TrainResult narrow = train(task, spec, b);
   EXPECT_LT(wide.loss, 1e-3 * wide.curve_loss.front());
   EXPECT_GT(narrow.loss, 100 * wide.loss);
+}
+
+TEST(LrSchedule, CustomLogIsEq7InLogTime) {
+  // lambda_t = (cos(pi log(t + 1) / log T) + 1) / 2: eta at t = 0, the geometric mean of eta and
+  // 3e-4 at t + 1 = sqrt(T), 3e-4 at the last step t = T - 1.
+  EXPECT_NEAR(learning_rate(Schedule::custom_log, 0.03, 0, 1e6), 0.03, 1e-15);
+  EXPECT_NEAR(learning_rate(Schedule::custom_log, 0.03, 999, 1e6), std::sqrt(0.03 * 3e-4), 1e-15);
+  EXPECT_NEAR(learning_rate(Schedule::custom_log, 0.03, 1e6 - 1, 1e6), 3e-4, 1e-15);
+  // lambda = 3/4 at log(t + 1) / log T = 1/3: t + 1 = 100 for T = 1e6.
+  EXPECT_NEAR(learning_rate(Schedule::custom_log, 0.03, 99, 1e6), std::exp(0.75 * std::log(0.03) + 0.25 * std::log(3e-4)), 1e-15);
+  EXPECT_EQ(parse_schedule("custom_log"), Schedule::custom_log);
+}
+
+namespace {
+
+Record run_factor_train(const std::map<std::string, std::string>& given, uint64_t key) {
+  const Measure& m = builtin_registry().get("factor.train");
+  const Params p = resolve_params(m.params, given, "test");
+  Stream s(key);
+  return m.fn(p, s);
+}
+
+}  // namespace
+
+TEST(FactorTrainMeasure, TheWorldDoesNotDependOnTheTrainingParameters) {
+  // The same stream key with other d, h, epochs, lr, schedule, evals: the same p (entropy, rank,
+  // chi) and the same observed inputs (their mean entropy); a different training (losses differ).
+  std::map<std::string, std::string> a = {{"setting", "generalization"}, {"input_factors", "2x6"},
+                                          {"output_factors", "4x2"},      {"parents", "2"},
+                                          {"gamma", "0.5"},               {"d", "16"},
+                                          {"epochs", "20"},               {"evals", "2"}};
+  std::map<std::string, std::string> b = a;
+  b["d"] = "8", b["h"] = "24", b["epochs"] = "30", b["lr"] = "0.01", b["schedule"] = "custom", b["evals"] = "3";
+  const Record ra = run_factor_train(a, 42), rb = run_factor_train(b, 42), rc = run_factor_train(a, 43);
+  for (const char* name : {"entropy", "test_entropy", "rank_logp", "chi", "chi_bar", "observed"})
+    EXPECT_EQ(ra.get(name), rb.get(name)) << name;
+  EXPECT_NE(ra.get("loss"), rb.get("loss"));
+  // Another key, another world.
+  EXPECT_NE(ra.get("entropy"), rc.get("entropy"));
+  EXPECT_NE(ra.get("test_entropy"), rc.get("test_entropy"));
+  // Same parameters, same key: the same run.
+  EXPECT_EQ(ra.get("loss"), run_factor_train(a, 42).get("loss"));
+}
+
+TEST(FactorTrainMeasure, GridPointsDifferingInTheLearnerShareTheWorldThroughTheLab) {
+  // Through the lab's task streams (seed, parameters, run), as a sweep runs them: points differing
+  // only in d, epochs, lr or gamma draw the same world for a run index; other factors or another run
+  // draw another one.
+  const Measure& m = builtin_registry().get("factor.train");
+  auto run = [&](std::map<std::string, std::string> given, uint64_t r) {
+    given.insert({{"setting", "generalization"}, {"input_factors", "2x6"}, {"output_factors", "4x2"}, {"parents", "2"},
+                  {"evals", "2"}});
+    return run_task(m, resolve_params(m.params, given, "test"), 7, r);
+  };
+  const Record a = run({{"d", "16"}, {"epochs", "20"}, {"gamma", "0.5"}}, 0);
+  const Record b = run({{"d", "8"}, {"epochs", "40"}, {"lr", "0.01"}, {"gamma", "0.7"}}, 0);
+  for (const char* name : {"entropy", "rank_logp", "chi", "chi_bar"}) EXPECT_EQ(a.get(name), b.get(name)) << name;
+  EXPECT_NE(a.get("entropy"), run({{"d", "16"}, {"epochs", "20"}, {"gamma", "0.5"}}, 1).get("entropy"));
+  EXPECT_NE(a.get("entropy"), run({{"d", "16"}, {"epochs", "20"}, {"gamma", "0.5"}, {"alpha", "0.2"}}, 0).get("entropy"));
+}
+
+TEST(FactorTrainMeasure, ObservedSetsAreNestedAcrossGamma) {
+  // split_inputs takes the first round(gamma N) entries of one permutation: a larger gamma observes
+  // a superset (common random numbers across the gamma axis).
+  std::vector<uint32_t> small, small_rest, large, large_rest;
+  split_inputs(100, 30, Stream(9), small, small_rest);
+  split_inputs(100, 70, Stream(9), large, large_rest);
+  EXPECT_EQ(small.size(), 30u);
+  EXPECT_EQ(large_rest.size(), 30u);
+  for (uint32_t x : small) EXPECT_TRUE(std::binary_search(large.begin(), large.end(), x)) << x;
 }

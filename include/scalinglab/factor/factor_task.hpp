@@ -67,6 +67,15 @@ class FactorTask {
 
   double chi() const;
   double chi_bar() const;
+  // The rank of Lambda = (log p(y|x))_{y,x} up to a column-wise constant: min_c rank(Lambda - 1 c^T),
+  // which is the rank of Lambda with every column centred over y. It is the least embedding
+  // dimension with which logits u_y^T F(e_x) can equal log p(y|x) up to the softmax's normalisation
+  // (Section 3.1; chi_bar is an upper bound). Computed exactly on the factors: column x of the
+  // centred Lambda is sum_j f_j(y_j) with f_j = log p(. | pa_j(x)) centred over Y_j, and centred
+  // functions of different output factors are linearly independent, so the rank is that of the
+  // Q x N matrix stacking these centred factor columns (only distinct parent tuples kept). Numerical
+  // rank: singular values above sigma_max x max(rows, cols) x machine epsilon (numpy's convention).
+  std::size_t rank_logp() const;
   uint32_t input_coordinate(std::size_t x, std::size_t i) const;    // x_i
   uint32_t output_coordinate(std::size_t y, std::size_t j) const;   // y_j
   uint32_t parent_configuration(std::size_t x, std::size_t j) const;  // c_j(x) in [0, |pa_j|)

@@ -33,6 +33,7 @@ struct TrainSpec {
   std::size_t batch = 8192;  // single pass only
   double gamma = 0.9;        // generalization only: observed fraction of the inputs
   std::size_t evals = 30;    // log-spaced evaluation epochs (plus epoch 0)
+  std::vector<std::size_t> extra_evals;  // further evaluation epochs (<= epochs), e.g. T/10
   int threads = 0;           // inside the run; the result does not depend on it
   std::function<void()> on_epoch;  // called after every optimizer step (progress reports)
 };
@@ -53,7 +54,17 @@ struct TrainResult {
   bool diverged = false;
 };
 
-TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream);
+// `stream` gives the training randomness (initialisation, frozen factor embeddings, batches); the
+// observed inputs of the generalization setting are a uniform subset drawn from `split` when given
+// (part of the world: the measure passes a stream that does not depend on the training
+// parameters), else from a substream of `stream`. The subset is the first round(gamma N) entries
+// of one uniform permutation, so subsets for different gamma drawn from the same `split` are nested.
+TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream, const Stream* split = nullptr);
+
+// The observed inputs (sorted) and the unobserved ones (sorted): the first `seen` entries of a
+// uniform permutation of [0, N) drawn from `s`.
+void split_inputs(std::size_t N, std::size_t seen, Stream s, std::vector<uint32_t>& observed,
+                  std::vector<uint32_t>& unobserved);
 
 // The evaluation epochs: 0 and about `count` log-spaced epochs in [1, T], T included.
 std::vector<std::size_t> evaluation_epochs(std::size_t T, std::size_t count);
