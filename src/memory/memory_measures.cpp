@@ -139,6 +139,13 @@ TrainSpec train_spec(const Params& prm) {
   spec.track_approx = prm.flag("approx");
   spec.zero_init_w = prm.choice("w_init") == "zero";
   spec.keep_embeddings = prm.flag("embeddings");
+  spec.optimizer.lr_scaling = prm.flag("lr_scaling");
+  spec.optimizer.normalize_scalar = prm.choice("normalize") == "scalar";
+  spec.u_sphere = prm.choice("u_dist") == "sphere";
+  spec.track_grad_var = prm.flag("grad_var");
+  if (spec.track_grad_var && (spec.model.kind != ModelKind::matrix || spec.model.layernorm))
+    throw InputError("memory.train: grad_var=true needs model=matrix without layer norm");
+  spec.ties = parse_ties(prm.choice("ties"));
   if (spec.track_approx && spec.model.kind != ModelKind::matrix)
     throw InputError("memory.train: approx=true needs model=matrix (E and U fixed)");
   if (!std::isinf(spec.batch) && std::isinf(spec.T))
@@ -156,6 +163,10 @@ Record train_run(const Params& prm, Stream& stream) {
   r.set("loss", res.loss);
   r.set("updates", static_cast<double>(res.steps));
   r.set("diverged", std::isfinite(res.loss) ? 0.0 : 1.0);
+  if (std::isfinite(res.grad_var_init)) {
+    r.set("grad_var_init", res.grad_var_init);
+    r.set("grad_var", res.grad_var);
+  }
   if (spec.track_approx) {
     r.set("approx_error", res.approx_error);
     r.set("approx_gap", res.approx_error - res.error);
@@ -170,6 +181,7 @@ Record train_run(const Params& prm, Stream& stream) {
   if (spec.curve_points > 0) {
     r.set_series("curve_step", res.curve_step);
     r.set_series("curve_error", res.curve_error);
+    if (!res.curve_grad_var.empty()) r.set_series("curve_grad_var", res.curve_grad_var);
   }
   return r;
 }
@@ -192,7 +204,7 @@ double train_bytes(const Params& prm) {
     case StatePath::dense:
       if (opt != OptimizerKind::sgd) bytes += params;  // gradient
       if (opt == OptimizerKind::adam && !(spec.optimizer.beta1 == 0 && spec.optimizer.beta2 == 0)) bytes += 2 * params;
-      if (opt == OptimizerKind::adam && spec.model.learns_W()) bytes += 16 * k * d + 256 * d;
+      if (spec.optimizer.adaptive() && spec.model.learns_W()) bytes += 16 * k * d + 256 * d;
       if (opt == OptimizerKind::sgd_normalized) bytes += 8 * (d * d + k * d);
       break;
   }
@@ -203,6 +215,7 @@ double train_bytes(const Params& prm) {
     bytes += 8 * N * d + 8 * values + series_bytes(prm, values);
   }
   if (spec.track_approx) bytes += 8 * (N + 2 * M * d + M * M + 2 * M * N);
+  if (spec.track_grad_var) bytes += 8 * (3 * N * N + 2 * M * N + M * M);
   return bytes + series_bytes(prm, 2.0 * spec.curve_points) + kProductWorkspaceBytes;
 }
 
@@ -293,20 +306,32 @@ void register_memory_measures(Registry& r) {
         "h / sqrt(sum h^2 + 1e-6) when layernorm=true. W, E, U start with i.i.d. N(0, 1/d) entries. Cross-entropy\n"
         "averaged over each batch; a single pass over T i.i.d. samples in consecutive batches (ceil(T/batch)\n"
         "steps), or batch=inf: `steps` population-gradient steps. sgd: the same step lr for every tensor;\n"
-        "adam: betas (beta1, beta2), eps, bias correction, steps lr/d for W and lr/sqrt(d) for E and U\n"
-        "(betas 0, 0 is signSGD). Schedules: constant, step (lr * step_gamma^floor(t/step_size)), cosine.\n"
+        "adam: betas (beta1, beta2) (default 0.9, 0.999), eps, bias correction, steps lr/d for W and lr/sqrt(d)\n"
+        "for E and U (lr_scaling=false: lr for every tensor); signsgd: Adam with betas (0, 0), the paper's\n"
+        "idealisation of Adam, with the same steps. Schedules: constant, step (lr * step_gamma^floor(t/step_size)), cosine.\n"
         "curve=K records the error at K log-spaced steps (series curve_step, curve_error).";
     m.params = data_params();
     m.params.push_back(int_param("d", "100", "embedding dimension", 1, 1e5));
     m.params.push_back(choice_param("model", "matrix", {"matrix", "learnable", "relu"},
                                     "matrix: W learned; learnable: E, W, U learned; relu: u_y^T ReLU(e_x), E and U learned"));
     m.params.push_back(bool_param("layernorm", "false", "normalise h = W e_x (or ReLU(e_x)) to unit length before U"));
-    m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam", "sgd_normalized"},
-                                    "sgd (no momentum), adam, or sgd_normalized (W's gradient / std of per-example gradients; matrix model)"));
-    m.params.push_back(real_param("lr", "1", "learning rate (adam: lr/d on W, lr/sqrt(d) on E and U); formula allowed, e.g. sqrt(batch)", 0, 1e9)
+    m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam", "signsgd", "sgd_normalized"},
+                                    "sgd (no momentum), adam, signsgd (Adam with betas 0, 0), or sgd_normalized (W's gradient / std of "
+                                    "per-example gradients; matrix model)"));
+    m.params.push_back(real_param("lr", "1", "learning rate (adam, signsgd: lr/d on W, lr/sqrt(d) on E and U unless lr_scaling=false); formula allowed, e.g. sqrt(batch)", 0, 1e9)
                            .allow_expression());
-    m.params.push_back(real_param("beta1", "0", "adam: first-moment decay (0: signSGD with beta2 = 0)", 0, 0.999999));
-    m.params.push_back(real_param("beta2", "0", "adam: second-moment decay", 0, 0.999999));
+    m.params.push_back(bool_param("lr_scaling", "true",
+                                  "adam, signsgd: per-tensor steps lr/d on W and lr/sqrt(d) on E and U (Appendix B.1); false: lr everywhere"));
+    m.params.push_back(real_param("beta1", "0.9", "adam: first-moment decay (signsgd ignores it)", 0, 0.999999));
+    m.params.push_back(real_param("beta2", "0.999", "adam: second-moment decay (signsgd ignores it)", 0, 0.999999));
+    m.params.push_back(choice_param("normalize", "entrywise", {"entrywise", "scalar"},
+                                    "sgd_normalized: divide each entry by the std of its per-example gradients (entrywise), or the "
+                                    "whole gradient by the std of its entries (scalar, the authors' code)"));
+    m.params.push_back(choice_param("u_dist", "gaussian", {"gaussian", "sphere"},
+                                    "initial unembeddings u_y: N(0, I/d) or the same draws scaled to the unit sphere"));
+    m.params.push_back(choice_param("ties", "error", {"error", "first", "random"},
+                                    "error (5) when the true class ties for the largest logit: a mistake (error), the first "
+                                    "largest class wins (first, as torch.argmax), or a uniform random pick, counted in expectation (random)"));
     m.params.push_back(real_param("eps", "1e-8", "adam: epsilon", 0, 1));
     m.params.push_back(choice_param("schedule", "constant", {"constant", "step", "cosine"},
                                     "learning-rate schedule over the steps"));
@@ -328,6 +353,10 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(bool_param("embeddings", "false",
                                   "return the final E (N x d), U (M x d), features n(W e_x) (N x d) and labels f*(x) as series (Fig. 9)")
                            .implementation_switch());
+    m.params.push_back(bool_param("grad_var", "false",
+                                  "model=matrix, no layer norm: report the variance of W's per-example gradients under p "
+                                  "(grad_var_init, grad_var, series curve_grad_var; Fig. 16 right)")
+                           .implementation_switch());
     m.params.push_back(bool_param("span_update", "true",
                                   "matrix model + sgd without layer norm: O(M N) steps in span{u_z e_x^T} (false: dense)")
                            .implementation_switch());
@@ -337,6 +366,9 @@ void register_memory_measures(Registry& r) {
                  {"diverged", "1 if training diverged (non-finite loss, reported as null; error is then 1)"},
                  {"curve_step", "steps at which the curve was recorded", true},
                  {"curve_error", "error (5) after those steps", true},
+                 {"grad_var_init", "grad_var=true: total variance E_x ||g_x - E g||^2 of W's per-example gradients under p, at initialisation"},
+                 {"grad_var", "the same at the end of training (Fig. 16 right)"},
+                 {"curve_grad_var", "the same at the curve's steps", true},
                  {"approx_error", "approx=true: error of W_q, q from the approximate update (20) on the same draws"},
                  {"approx_gap", "approx=true: approx_error - error (paired: same samples and embeddings)"},
                  {"matrix", "snapshot >= 0: logits u_y^T n(W_t e_x), row-major M x N, after `snapshot` steps", true},

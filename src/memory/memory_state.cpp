@@ -26,7 +26,7 @@ class DenseState final : public MemoryState {
       sgd_step(model_, p_, xs, ys, w, opt_spec_.lr * lr_factor);
       return;
     }
-    if (opt_spec_.kind == OptimizerKind::adam && model_.learns_W()) {  // W's gradient formed block by block
+    if (opt_spec_.adaptive() && model_.learns_W()) {  // W's gradient formed block by block
       loss_and_factored_gradient(model_, p_, xs, ys, w, &grad_, &factors_);
       opt_.step(p_, grad_, factors_, lr_factor);
       return;

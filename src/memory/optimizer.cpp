@@ -8,6 +8,7 @@ namespace scalinglab::memory {
 OptimizerKind parse_optimizer(const std::string& name) {
   if (name == "sgd") return OptimizerKind::sgd;
   if (name == "adam") return OptimizerKind::adam;
+  if (name == "signsgd") return OptimizerKind::signsgd;
   if (name == "sgd_normalized") return OptimizerKind::sgd_normalized;
   throw std::invalid_argument("unknown optimizer: " + name);
 }
@@ -31,6 +32,7 @@ double ScheduleSpec::factor(long t) const {
 
 Optimizer::Optimizer(const OptimizerSpec& spec, const ModelSpec& model, const ModelParams& shape)
     : spec_(spec), model_(model), d_(static_cast<double>(shape.E.cols())) {
+  if (spec_.kind == OptimizerKind::signsgd) spec_.beta1 = spec_.beta2 = 0;  // Adam with betas (0, 0)
   if (spec_.kind == OptimizerKind::adam && !(spec_.beta1 == 0 && spec_.beta2 == 0)) {  // signSGD keeps no state
     m_.W.setZero(shape.W.rows(), shape.W.cols());
     m_.E.setZero(shape.E.rows(), shape.E.cols());
@@ -72,12 +74,20 @@ void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const M
   if (spec_.kind == OptimizerKind::sgd_normalized) {
     if (!w_second_moment || model_.kind != ModelKind::matrix)
       throw std::invalid_argument("sgd_normalized needs the matrix model and the gradients' second moment");
-    // Var = E[g^2] - (E g)^2 with E over the batch weights (which sum to 1).
     const double lr = spec_.lr * scale;
+    if (spec_.normalize_scalar) {
+      // One scalar: the unbiased standard deviation of the entries of W's gradient.
+      const double n = static_cast<double>(g.W.size());
+      const double mean = g.W.mean();
+      const double var = n > 1 ? (g.W.array() - mean).square().sum() / (n - 1) : 0.0;
+      p.W -= (lr / std::sqrt(var + spec_.eps)) * g.W;
+      return;
+    }
+    // Var = E[g^2] - (E g)^2 with E over the batch weights (which sum to 1).
     p.W.array() -= lr * g.W.array() / ((*w_second_moment).array() - g.W.array().square() + spec_.eps).max(spec_.eps).sqrt();
     return;
   }
-  const bool adam = spec_.kind == OptimizerKind::adam;
+  const bool adam = spec_.adaptive() && spec_.lr_scaling;
   const double lr = spec_.lr * scale;
   // Maximal-update scaling for Adam (Appendix B.1): sign-like steps of size lr/d on W and
   // lr/sqrt(d) on the embeddings keep ||W e_x|| and ||e_x|| of order 1.
@@ -88,10 +98,10 @@ void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const M
 }
 
 void Optimizer::step(ModelParams& p, const ModelParams& g, const FactoredGradient& w_grad, double scale) {
-  if (spec_.kind != OptimizerKind::sgd && spec_.kind != OptimizerKind::adam)
-    throw std::invalid_argument("a factored gradient is for sgd and adam");
+  if (spec_.kind != OptimizerKind::sgd && !spec_.adaptive())
+    throw std::invalid_argument("a factored gradient is for sgd, adam and signsgd");
   ++t_;
-  const bool adam = spec_.kind == OptimizerKind::adam;
+  const bool adam = spec_.adaptive() && spec_.lr_scaling;
   const double lr = spec_.lr * scale;
   const double lr_w = adam ? lr / d_ : lr, lr_emb = adam ? lr / std::sqrt(d_) : lr;
   if (model_.learns_W()) {

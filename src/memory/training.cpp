@@ -18,17 +18,8 @@ void gaussian(MatrixRD& m, std::size_t rows, std::size_t cols, double sd, Stream
   s.fill_normal(m.data(), rows * cols, sd);
 }
 
-// Error (5) from logits laid out M x N (column x: the logits of input x).
-double error_of_logits(const MatrixRD& L, const ZipfTask& task) {
-  double error = 0;
-  for (Eigen::Index x = 0; x < L.cols(); ++x) {
-    const uint32_t y = task.label[static_cast<std::size_t>(x)];
-    double best_other = -INFINITY;
-    for (Eigen::Index z = 0; z < L.rows(); ++z)
-      if (z != y) best_other = std::max(best_other, L(z, x));
-    if (!(L(y, x) > best_other)) error += task.p[static_cast<std::size_t>(x)];
-  }
-  return error;
+double error_of_logits(const MatrixRD& L, const ZipfTask& task, TieRule ties) {
+  return memory::error_of_logits(L, task.label, task.p, ties);
 }
 
 // Cross-entropy of logits laid out M x N, weighted by p.
@@ -63,6 +54,62 @@ void compact_batch(std::vector<uint32_t>& xs, std::vector<uint32_t>& ys, std::ve
 }
 
 }  // namespace
+
+TieRule parse_ties(const std::string& name) {
+  if (name == "error") return TieRule::error;
+  if (name == "first") return TieRule::first;
+  if (name == "random") return TieRule::random;
+  throw std::invalid_argument("unknown tie rule: " + name);
+}
+
+double error_of_logits(const MatrixRD& L, const std::vector<uint32_t>& label, const std::vector<double>& p,
+                       TieRule ties) {
+  double error = 0;
+  for (Eigen::Index x = 0; x < L.cols(); ++x) {
+    const uint32_t y = label[static_cast<std::size_t>(x)];
+    const double ly = L(y, x);
+    double best_other = -INFINITY;
+    int tied = 0;              // other classes with exactly the true class's logit
+    bool tied_before = false;  // ... one of them before y
+    for (Eigen::Index z = 0; z < L.rows(); ++z) {
+      if (z == y) continue;
+      best_other = std::max(best_other, L(z, x));
+      if (L(z, x) == ly) ++tied, tied_before = tied_before || z < y;
+    }
+    const double px = p[static_cast<std::size_t>(x)];
+    if (ly > best_other) continue;  // strictly largest: correct under every rule
+    if (!(ly == best_other) || ties == TieRule::error) {  // below another class (or NaN), or a tie counted wrong
+      error += px;
+    } else if (ties == TieRule::first) {
+      if (tied_before) error += px;
+    } else {
+      error += px * (1.0 - 1.0 / (tied + 1));
+    }
+  }
+  return error;
+}
+
+double gradient_variance(const MatrixRD& L, const std::vector<uint32_t>& label, const std::vector<double>& p,
+                         const MatrixRD& U, const MatrixRD& E) {
+  // delta_x = softmax(l_x) - e_y (M), g_x = U^T delta_x e_x^T: <g_x, g_x'>_F = (delta_x^T G delta_x') K[x, x'].
+  const Eigen::Index M = L.rows(), N = L.cols();
+  MatrixRD D(M, N);
+  for (Eigen::Index x = 0; x < N; ++x) {
+    const double zmax = L.col(x).maxCoeff();
+    D.col(x) = (L.col(x).array() - zmax).exp();
+    D.col(x) /= D.col(x).sum();
+    D(label[static_cast<std::size_t>(x)], x) -= 1.0;
+  }
+  const MatrixRD G = U * U.transpose();
+  const MatrixRD K = E * E.transpose();
+  const MatrixRD C = (D.transpose() * G * D).cwiseProduct(K);  // N x N: <g_x, g_x'>
+  Eigen::VectorXd w(N);
+  for (Eigen::Index x = 0; x < N; ++x) w(x) = p[static_cast<std::size_t>(x)];
+  double second = 0;
+  for (Eigen::Index x = 0; x < N; ++x) second += w(x) * C(x, x);
+  const double mean_sq = w.dot(C * w);
+  return std::max(0.0, second - mean_sq);
+}
 
 StatePath state_path(const TrainSpec& spec) {
   const bool structured = spec.span_update && spec.model.kind == ModelKind::matrix &&
@@ -104,6 +151,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   gaussian(p.E, spec.N, spec.d, sd, init);
   gaussian(p.U, spec.M, spec.d, sd, init);
   if (spec.zero_init_w) p.W.setZero();  // after the draws, so E and U do not change
+  if (spec.u_sphere) p.U.rowwise().normalize();  // the same draws, projected on the sphere
 
   const auto batch = population ? spec.N : static_cast<std::size_t>(spec.batch);
   const long steps = population ? spec.population_steps
@@ -130,6 +178,10 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     result.snapshot.assign(L.data(), L.data() + L.size());  // row-major M x N
   };
   if (spec.snapshot_step == 0) take_snapshot();
+  // Figure 16 (right): the spread of the per-example gradients (matrix model: E and U stay fixed).
+  const bool grad_var = spec.track_grad_var && spec.model.kind == ModelKind::matrix && !spec.model.layernorm;
+  auto gradient_spread = [&] { return gradient_variance(state->logits(), task.label, task.p, p.U, p.E); };
+  if (grad_var) result.grad_var_init = gradient_spread();
   if (spec.track_approx && spec.model.kind != ModelKind::matrix)
     throw std::invalid_argument("the SGD approximation applies to the matrix model (E and U fixed)");
   std::vector<double> q_approx(spec.track_approx ? spec.N : 0, 0.0);
@@ -158,14 +210,16 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     if (spec.snapshot_step == t + 1) take_snapshot();
     if (next_curve < curve.size() && curve[next_curve] == t + 1) {
       result.curve_step.push_back(static_cast<double>(t + 1));
-      result.curve_error.push_back(error_of_logits(state->logits(), task));
+      result.curve_error.push_back(error_of_logits(state->logits(), task, spec.ties));
+      if (grad_var) result.curve_grad_var.push_back(gradient_spread());
       ++next_curve;
     }
   }
   result.steps = steps;
   const MatrixRD L = state->logits();
-  result.error = error_of_logits(L, task);
+  result.error = error_of_logits(L, task, spec.ties);
   result.loss = loss_of_logits(L, task);
+  if (grad_var) result.grad_var = gradient_spread();
   if (spec.keep_embeddings) {
     const ModelParams& q = state->params();
     result.E.assign(q.E.data(), q.E.data() + q.E.size());
@@ -179,7 +233,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
     MatrixRD B = MatrixRD::Zero(static_cast<Eigen::Index>(spec.M), static_cast<Eigen::Index>(spec.d));
     for (std::size_t x = 0; x < spec.N; ++x) B.row(task.label[x]) += q_approx[x] * p.E.row(static_cast<Eigen::Index>(x));
     const MatrixRD La = (p.U * p.U.transpose()) * B * p.E.transpose();
-    result.approx_error = error_of_logits(La, task);
+    result.approx_error = error_of_logits(La, task, spec.ties);
   }
   return result;
 }

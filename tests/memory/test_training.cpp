@@ -395,3 +395,188 @@ TEST(Training, FeatureUpdateMatchesTheDensePath) {
   wide.model.layernorm = true;
   EXPECT_EQ(state_path(wide), StatePath::dense);
 }
+
+// ---- Conventions of the authors' code, each an option of memory.train (docs/memory.md). ----
+
+TEST(Optimizer, SignSgdIgnoresTheBetasAndMatchesAdamWithZeroBetas) {
+  ModelSpec spec{ModelKind::matrix, false};
+  ModelParams p, g;
+  p.W = MatrixRD::Ones(4, 4);
+  p.E = MatrixRD::Zero(2, 4);
+  p.U = MatrixRD::Zero(2, 4);
+  g.W = MatrixRD::Zero(4, 4);
+  g.W(0, 0) = 2.0;
+  g.W(1, 2) = -0.5;
+  ModelParams q = p;
+  Optimizer sign({OptimizerKind::signsgd, 0.8, 0.9, 0.999, 1e-8}, spec, q);
+  sign.step(q, g, 1.0);
+  sign.step(q, g, 1.0);  // no moments: the second step is the same sign step
+  EXPECT_NEAR(q.W(0, 0), 1.0 - 2 * 0.2 * 2.0 / (2.0 + 1e-8), 1e-15);
+  EXPECT_NEAR(q.W(1, 2), 1.0 + 2 * 0.2 * 0.5 / (0.5 + 1e-8), 1e-15);
+  EXPECT_DOUBLE_EQ(q.W(3, 3), 1.0);
+}
+
+TEST(Optimizer, AdaptiveStepsWithoutLrScalingTakeLrEverywhere) {
+  ModelSpec spec{ModelKind::learnable, false};
+  ModelParams p, g;
+  p.W = MatrixRD::Zero(16, 16);
+  p.E = MatrixRD::Zero(3, 16);
+  p.U = MatrixRD::Zero(2, 16);
+  g = p;
+  g.W.setConstant(1.0);
+  g.E.setConstant(-1.0);
+  g.U.setConstant(1.0);
+  OptimizerSpec o{OptimizerKind::signsgd, 0.5, 0.0, 0.0, 0.0};
+  o.lr_scaling = false;
+  Optimizer sign(o, spec, p);
+  sign.step(p, g, 1.0);
+  EXPECT_DOUBLE_EQ(p.W(0, 0), -0.5);
+  EXPECT_DOUBLE_EQ(p.E(0, 0), 0.5);
+  EXPECT_DOUBLE_EQ(p.U(1, 3), -0.5);
+}
+
+TEST(Optimizer, ScalarNormalisedSgdDividesByTheStdOfTheEntries) {
+  ModelSpec spec{ModelKind::matrix, false};
+  ModelParams p, g;
+  p.W = MatrixRD::Zero(2, 2);
+  p.E = MatrixRD::Zero(1, 2);
+  p.U = MatrixRD::Zero(1, 2);
+  g.W.resize(2, 2);
+  g.W << 1.0, 2.0, 3.0, 6.0;  // mean 3, unbiased variance (4 + 1 + 0 + 9) / 3 = 14/3
+  MatrixRD second = MatrixRD::Constant(2, 2, 100.0);  // ignored by the scalar rule
+  OptimizerSpec o{OptimizerKind::sgd_normalized, 0.1, 0, 0, 0.0};
+  o.normalize_scalar = true;
+  Optimizer opt(o, spec, p);
+  opt.step(p, g, 1.0, &second);
+  const double sd = std::sqrt(14.0 / 3.0);
+  EXPECT_NEAR(p.W(0, 0), -0.1 * 1.0 / sd, 1e-12);
+  EXPECT_NEAR(p.W(1, 1), -0.1 * 6.0 / sd, 1e-12);
+}
+
+TEST(Training, TieRulesOfTheError) {
+  // Four inputs, three classes, p = (0.1, 0.2, 0.3, 0.4); labels 1, 0, 2, 1. Logits (rows: classes):
+  //   x0: (5, 5, 1) -> true class 1 ties with class 0, which comes first;
+  //   x1: (2, 2, 2) -> true class 0 ties with both others, and comes first;
+  //   x2: (0, 3, 1) -> true class 2 is below class 1: wrong under every rule;
+  //   x3: (0, 4, 1) -> true class 1 strictly largest: right under every rule.
+  MatrixRD L(3, 4);
+  L << 5, 2, 0, 0,
+       5, 2, 3, 4,
+       1, 2, 1, 1;
+  const std::vector<uint32_t> label{1, 0, 2, 1};
+  const std::vector<double> p{0.1, 0.2, 0.3, 0.4};
+  EXPECT_NEAR(error_of_logits(L, label, p, TieRule::error), 0.1 + 0.2 + 0.3, 1e-15);
+  EXPECT_NEAR(error_of_logits(L, label, p, TieRule::first), 0.1 + 0.3, 1e-15);
+  EXPECT_NEAR(error_of_logits(L, label, p, TieRule::random), 0.1 * 0.5 + 0.2 * (2.0 / 3) + 0.3, 1e-15);
+  EXPECT_EQ(parse_ties("first"), TieRule::first);
+  EXPECT_THROW(parse_ties("last"), std::invalid_argument);
+}
+
+TEST(Training, RandomTieRuleIsTheExpectationOfARandomPick) {
+  // Monte-Carlo ground truth: break the ties of random integer logits uniformly at random.
+  Stream s(11);
+  const Eigen::Index M = 4, N = 50;
+  MatrixRD L(M, N);
+  std::vector<uint32_t> label(N);
+  std::vector<double> p(N, 1.0 / N);
+  for (Eigen::Index x = 0; x < N; ++x) {
+    for (Eigen::Index z = 0; z < M; ++z) L(z, x) = std::floor(3 * s.uniform());
+    label[static_cast<std::size_t>(x)] = static_cast<uint32_t>(std::floor(M * s.uniform()));
+  }
+  const double expected = error_of_logits(L, label, p, TieRule::random);
+  double mc = 0;
+  const int draws = 20000;
+  for (int k = 0; k < draws; ++k) {
+    for (Eigen::Index x = 0; x < N; ++x) {
+      const double top = L.col(x).maxCoeff();
+      std::vector<Eigen::Index> best;
+      for (Eigen::Index z = 0; z < M; ++z)
+        if (L(z, x) == top) best.push_back(z);
+      const auto pick = best[static_cast<std::size_t>(std::floor(best.size() * s.uniform()))];
+      if (pick != static_cast<Eigen::Index>(label[static_cast<std::size_t>(x)])) mc += p[static_cast<std::size_t>(x)];
+    }
+  }
+  mc /= draws;
+  // The Monte-Carlo mean has standard error below 0.5 / sqrt(N draws) per input, averaged over N.
+  EXPECT_NEAR(mc, expected, 4 * 0.5 / std::sqrt(static_cast<double>(draws) * N));
+  EXPECT_LT(expected, error_of_logits(L, label, p, TieRule::error));  // some true classes tie here
+}
+
+TEST(Training, SphereUnembeddingsHaveUnitNormAndTheSameDirections) {
+  TrainSpec spec;
+  spec.N = 20;
+  spec.M = 5;
+  spec.d = 8;
+  spec.T = 10;
+  spec.keep_embeddings = true;
+  Stream a(5), b(5);
+  const TrainResult g = train_memory(spec, a);
+  spec.u_sphere = true;
+  const TrainResult u = train_memory(spec, b);
+  for (std::size_t y = 0; y < spec.M; ++y) {
+    double ng = 0, nu = 0, dot = 0;
+    for (std::size_t i = 0; i < spec.d; ++i) {
+      const double gi = g.U[y * spec.d + i], ui = u.U[y * spec.d + i];
+      ng += gi * gi, nu += ui * ui, dot += gi * ui;
+    }
+    EXPECT_NEAR(nu, 1.0, 1e-12);
+    EXPECT_NEAR(dot, std::sqrt(ng), 1e-12);  // u = g / |g|: <g, u> = |g|
+  }
+}
+
+TEST(Training, SignSgdEqualsAdamWithZeroBetasOnTheSameDraws) {
+  TrainSpec spec;
+  spec.N = 30;
+  spec.M = 5;
+  spec.d = 12;
+  spec.T = 200;
+  spec.batch = 4;
+  spec.optimizer = {OptimizerKind::adam, 1.0, 0.0, 0.0, 1e-8};
+  Stream a(9), b(9);
+  const TrainResult adam0 = train_memory(spec, a);
+  spec.optimizer = {OptimizerKind::signsgd, 1.0, 0.9, 0.999, 1e-8};
+  const TrainResult sign = train_memory(spec, b);
+  EXPECT_EQ(adam0.error, sign.error);
+  EXPECT_EQ(adam0.loss, sign.loss);
+}
+
+TEST(Training, MeasureDefaultsAreRealAdamAndSignSgdIsItsOwnOptimizer) {
+  const Measure& m = builtin_registry().get("memory.train");
+  const Params prm = resolve_params(m.params, {{"optimizer", "adam"}}, "test");
+  EXPECT_DOUBLE_EQ(prm.real("beta1"), 0.9);
+  EXPECT_DOUBLE_EQ(prm.real("beta2"), 0.999);
+  EXPECT_TRUE(prm.flag("lr_scaling"));
+  EXPECT_EQ(prm.choice("ties"), "error");
+  EXPECT_EQ(prm.choice("u_dist"), "gaussian");
+  EXPECT_EQ(prm.choice("normalize"), "entrywise");
+  EXPECT_NO_THROW(resolve_params(m.params, {{"optimizer", "signsgd"}}, "test"));
+}
+
+TEST(Training, GradientVarianceMatchesTheExplicitPerExampleGradients) {
+  // Brute force: form every g_x = U^T (softmax(l_x) - e_y) e_x^T (d x d) and its weighted variance.
+  Stream s(21);
+  const Eigen::Index N = 7, M = 3, d = 5;
+  MatrixRD U(M, d), E(N, d), W(d, d);
+  s.fill_normal(U.data(), static_cast<std::size_t>(U.size()), 1.0);
+  s.fill_normal(E.data(), static_cast<std::size_t>(E.size()), 1.0);
+  s.fill_normal(W.data(), static_cast<std::size_t>(W.size()), 0.5);
+  const MatrixRD L = U * W * E.transpose();  // M x N
+  std::vector<uint32_t> label(N);
+  std::vector<double> p(N);
+  double total = 0;
+  for (Eigen::Index x = 0; x < N; ++x) label[x] = static_cast<uint32_t>(x % M), p[x] = 1.0 / (x + 1), total += p[x];
+  for (auto& v : p) v /= total;
+  std::vector<MatrixRD> g;
+  MatrixRD mean = MatrixRD::Zero(d, d);
+  for (Eigen::Index x = 0; x < N; ++x) {
+    Eigen::VectorXd delta = (L.col(x).array() - L.col(x).maxCoeff()).exp();
+    delta /= delta.sum();
+    delta(label[x]) -= 1.0;
+    g.push_back(U.transpose() * delta * E.row(x));
+    mean += p[x] * g.back();
+  }
+  double var = 0;
+  for (Eigen::Index x = 0; x < N; ++x) var += p[x] * (g[x] - mean).squaredNorm();
+  EXPECT_NEAR(gradient_variance(L, label, p, U, E), var, 1e-10 * var);
+  EXPECT_GT(var, 0.0);
+}

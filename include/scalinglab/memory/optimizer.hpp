@@ -3,13 +3,17 @@
 // paper's experiments (Appendix B.1):
 //   sgd   theta -= lr_t g, the same step for every tensor;
 //   adam  m = b1 m + (1-b1) g, v = b2 v + (1-b2) g^2, theta -= lr_theta mhat / (sqrt(vhat) + eps) with
-//         bias correction and per-tensor steps lr/d for W and lr/sqrt(d) for E and U (maximal-update
-//         scaling); betas (0, 0) is signSGD, the paper's idealisation of Adam.
+//         bias correction and, with lr_scaling, per-tensor steps lr/d for W and lr/sqrt(d) for E and U
+//         (maximal-update scaling, Appendix B.1; without it every tensor takes lr).
+//   signsgd  Adam with betas (0, 0): theta -= lr_theta g / (|g| + eps), the paper's idealisation of
+//         Adam (Figures 8, 12, 15, 16), with the same per-tensor steps; the betas are ignored.
 //   sgd_normalized  theta -= lr g / sqrt(Var_i[g_i] + eps) for W, the variance of the per-example
 //         gradients under the batch weights (p(x) for the population gradient): "SGD with normalised
 //         variance" of Appendix B.2 (Figures 15-16). The paper says "dividing the gradient by the
 //         variance"; we divide by its square root, which makes the update's noise unit-variance
 //         (dividing by the variance itself is not scale-invariant). Matrix model only.
+//         With normalize_scalar (the authors' code): theta -= lr g / std(g), one scalar, the
+//         (unbiased) standard deviation of the d x d entries of W's gradient.
 // Schedules scale lr by: constant 1; step gamma^floor(t / step_size) (PyTorch's StepLR);
 // cosine (1 + cos(pi t / steps)) / 2 (CosineAnnealingLR to 0 over the run).
 #include <string>
@@ -18,13 +22,17 @@
 
 namespace scalinglab::memory {
 
-enum class OptimizerKind { sgd, adam, sgd_normalized };
+enum class OptimizerKind { sgd, adam, signsgd, sgd_normalized };
 OptimizerKind parse_optimizer(const std::string& name);
 
 struct OptimizerSpec {
   OptimizerKind kind = OptimizerKind::sgd;
   double lr = 1.0;
   double beta1 = 0.0, beta2 = 0.0, eps = 1e-8;
+  bool lr_scaling = true;         // adam, signsgd: lr/d on W and lr/sqrt(d) on E and U
+  bool normalize_scalar = false;  // sgd_normalized: divide by std over W's gradient entries
+  // Adam or signSGD (the adaptive, per-entry steps).
+  bool adaptive() const { return kind == OptimizerKind::adam || kind == OptimizerKind::signsgd; }
 };
 
 enum class ScheduleKind { constant, step, cosine };

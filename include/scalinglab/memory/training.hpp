@@ -15,6 +15,23 @@
 
 namespace scalinglab::memory {
 
+// Argmax ties in the error (5): `error` counts a tie as a mistake (the true class must have the
+// strictly largest logit); `first` takes the first largest class, as torch.argmax (correct when no
+// class before the true one ties with it); `random` breaks ties uniformly at random, counted by its
+// expectation (a k-way tie costs p(x) (1 - 1/k)). Ties arise e.g. when ReLU(e_x) = 0 at small d.
+enum class TieRule { error, first, random };
+TieRule parse_ties(const std::string& name);
+// The error (5) of logits laid out M x N (column x: the logits of input x) for labels `label`
+// and input probabilities `p`.
+double error_of_logits(const MatrixRD& L, const std::vector<uint32_t>& label, const std::vector<double>& p,
+                       TieRule ties = TieRule::error);
+
+// Total variance sum_x p(x) ||g_x - g||_F^2 of the per-example gradients g_x = U^T (softmax(l_x) -
+// e_{f*(x)}) e_x^T of the matrix model's W, with l_x the logits (column x of L, M x N), g = sum_x
+// p(x) g_x; computed from the Gram matrices U U^T and E E^T without forming any d x d matrix.
+double gradient_variance(const MatrixRD& L, const std::vector<uint32_t>& label, const std::vector<double>& p,
+                         const MatrixRD& U, const MatrixRD& E);
+
 struct TrainSpec {
   std::size_t N = 100, M = 5, d = 100;
   double alpha = 2.0;
@@ -43,6 +60,14 @@ struct TrainSpec {
   bool zero_init_w = false;
   // Return the final embeddings E, U, the features and the labels f*(x) (the pictures of Figure 9).
   bool keep_embeddings = false;
+  // Initial unembeddings: rows of U with i.i.d. N(0, 1/d) entries, or the same draws scaled to
+  // unit norm (uniform on the sphere, as u_y in Sections 2-3 and the authors' code).
+  bool u_sphere = false;
+  // Matrix model without layer norm: also report the variance of the per-example gradients
+  // (gradient_variance) at initialisation, at the end and along the curve (O(N^2 d) each).
+  bool track_grad_var = false;
+  // How the error (5) counts an input whose true class ties for the largest logit.
+  TieRule ties = TieRule::error;
 };
 
 // Largest N for the structured updates (they keep the N x N Gram matrix E E^T).
@@ -59,6 +84,10 @@ struct TrainResult {
   double loss = 0.0;  // population loss at the end
   long steps = 0;
   std::vector<double> curve_step, curve_error;
+  // Matrix model: total variance of the per-example gradients of W under p, E_x ||g_x - E g||^2,
+  // at initialisation, at the end, and at the curve's steps (Figure 16, right).
+  double grad_var_init = std::numeric_limits<double>::quiet_NaN(), grad_var = grad_var_init;
+  std::vector<double> curve_grad_var;
   std::vector<double> snapshot;  // M x N row-major, when snapshot_step >= 0
   double approx_error = std::numeric_limits<double>::quiet_NaN();  // when track_approx
   // When keep_embeddings: E (N x d), U (M x d), the features n(W e_x) (or n(ReLU(e_x))) that U reads
