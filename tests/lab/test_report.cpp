@@ -72,7 +72,7 @@ TEST_F(ReproduceTest, RunsEverySweepAndWritesTheReport) {
   const std::string md = slurp(r.report_path);
   EXPECT_NE(md.find("# Reproducing `tiny`"), std::string::npos) << md;
   EXPECT_NE(md.find("## a-true: tiny Prop. 1"), std::string::npos) << md;
-  EXPECT_NE(md.find("| PASS | slope \\| of Prop. 1 |"), std::string::npos) << md;  // pipes escaped
+  EXPECT_NE(md.find("| PASS |  | slope \\| of Prop. 1 |"), std::string::npos) << md;  // pipes escaped
   EXPECT_NE(md.find("| **FAIL** |"), std::string::npos) << md;
   EXPECT_NE(md.find("`-1 +- 0.05`"), std::string::npos) << md;
   EXPECT_TRUE(fs::exists(root / "out" / "report.html"));
@@ -86,6 +86,30 @@ TEST_F(ReproduceTest, RunsEverySweepAndWritesTheReport) {
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(reproduce(options).passed, 1);
   ::testing::internal::GetCapturedStdout();
+}
+
+// With a claims index, the report counts checks by scale and lists the paper's items with their status.
+TEST_F(ReproduceTest, ReportsTheItemsOfTheClaimsIndex) {
+  const fs::path dir = root / "experiments" / "tiny";
+  std::ofstream(dir / "a-true.toml") << prop1_sweep(-0.5) << "ref = \"Prop. 1\"\n";
+  std::ofstream(dir / "b-false.toml") << prop1_sweep(-1.0) << "ref = \"Fig. 2\"\nsubstitute = \"another T\"\n";
+  std::ofstream(dir / "claims.toml") << "paper = \"Tiny (2024)\"\n[[item]]\nid = \"Prop. 1\"\nclaim = \"decay\"\n"
+                                        "[[item]]\nid = \"Fig. 2\"\nclaim = \"picture\"\n"
+                                        "[[item]]\nid = \"Lemma 3\"\nclaim = \"device\"\nnot_checked = \"no observable\"\n";
+  ::testing::internal::CaptureStdout();
+  const ReproduceOutcome r = reproduce(options);  // claims.toml is the index, not a sweep
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(r.passed, 1);
+  EXPECT_NE(out.find("checks: 1 reproduced at the paper's setting, 0 at reduced scale, 0 substitute, 1 not reproduced"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("items of the paper: 1 reproduced at the paper's setting, 0 at reduced scale, 0 substitute only, "
+                     "1 not reproduced, 1 not checked (of 3 items)"), std::string::npos) << out;
+  const std::string md = slurp(r.report_path);
+  EXPECT_NE(md.find("## Claims of the paper"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Lemma 3 | not checked (no observable) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| **FAIL** | Fig. 2 | (substitute: another T) slope"), std::string::npos) << md;
+  const std::string claims = slurp(root / "out" / "claims.md");
+  EXPECT_NE(claims.find("| Prop. 1 | decay | reproduced at the paper's setting | a-true #1 |"), std::string::npos) << claims;
 }
 
 TEST_F(ReproduceTest, UnknownPaperListsTheAvailableOnes) {
