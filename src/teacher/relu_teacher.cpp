@@ -91,7 +91,7 @@ ConstrainedPredictor sample_predictor(const ReluTeacher& f, std::size_t n, Strea
   return g;
 }
 
-void quantise(ConstrainedPredictor& g, double eps, Stream& s) {
+void quantise(ConstrainedPredictor& g, double eps, Stream& s, bool per_atom) {
   if (!(eps >= 0 && eps <= 2)) throw std::invalid_argument("eps must be in [0, 2]");
   const std::size_t d = g.d;
   if (eps == 0 || d < 2) return;
@@ -99,10 +99,14 @@ void quantise(ConstrainedPredictor& g, double eps, Stream& s) {
   const double phi = 2 * std::asin(eps / 2);  // chord eps on the unit sphere
   for (std::size_t i = 0; i < g.sign.size(); ++i) {
     double* w = g.atoms.data() + i * d;
+    // Per atom: the direction is a function of the teacher atom (its own substream), so every draw
+    // of one atom lands on the same point, as with a fixed cover; per draw: a fresh direction each.
+    Stream atom_stream = s.substream(g.index[i]);
+    Stream& r = per_atom ? atom_stream : s;
     // A uniform unit direction orthogonal to w, then w cos(phi) + u sin(phi).
     double norm = 0;
     do {
-      uniform_on_sphere(dir.data(), d, s);
+      uniform_on_sphere(dir.data(), d, r);
       double dot = 0;
       for (std::size_t j = 0; j < d; ++j) dot += dir[j] * w[j];
       norm = 0;

@@ -31,6 +31,8 @@ Record bound_run(const Params& prm, Stream&) {
     r.set("estimation", b.estimation);
     r.set("misspecification", b.misspecification);
     r.set("theorem_at_eps", b.total());
+    const double C_ref = prm.real("C_ref");
+    r.set("optimum_ref", C_ref > 0 ? compute_optimal_width(d, K, C_ref).bound : NAN);
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("teacher.bound: ") + e.what());
   }
@@ -46,12 +48,20 @@ Record optimum_run(const Params& prm, Stream&) {
     throw InputError(std::string("teacher.optimum: ") + e.what());
   }
   Record r;
+  double slope = NAN;
+  try {
+    slope = frontier_local_slope(prm.real("d"), prm.real("K"), prm.real("C"));
+  } catch (const std::invalid_argument&) {  // C e^{-h} below the smallest budget: no local slope
+  }
   r.set("n_star", o.n);
   r.set("T_star", o.T);
   r.set("parameters_star", prm.real("d") * o.n);
   r.set("bound", o.bound);
   r.set("n_upper", o.n_upper);
+  r.set("n_upper_paper", o.n_upper_paper);
   r.set("n_lower", o.n_lower);
+  r.set("n_lower_paper", o.n_lower_paper);
+  r.set("local_slope", slope);
   return r;
 }
 
@@ -108,33 +118,61 @@ double moments_bytes(const Params& prm) {
   return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + prm.real("draws") * (8 * d + 16) + 8 * d;
 }
 
+// The width and cover radius of a teacher.misspecification run: n and eps as given, or with C > 0 the
+// compute-optimal width n* of Corollary 4.2 at budget C (rounded) and the radius of the corollary's
+// proof, eps^2 = n K ln(1 + n/K) / (4 T* (K+1)), T* = C / (d n*).
+std::pair<double, double> misspecification_setting(const Params& prm) {
+  const double C = prm.real("C");
+  if (!(C > 0)) return {prm.real("n"), prm.real("eps")};
+  const double d = prm.real("d"), K = prm.real("K");
+  ComputeOptimalWidth o;
+  try {
+    o = compute_optimal_width(d, K, C);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("teacher.misspecification: ") + e.what());
+  }
+  const double n = std::max(1.0, std::round(o.n));
+  const double eps = std::sqrt(n * K * std::log1p(n / K) / (4 * o.T * (K + 1)));
+  if (!(eps <= 2)) throw InputError("teacher.misspecification: the frontier's eps exceeds 2 at C = " + prm.entry("C").text);
+  return {n, eps};
+}
+
 Record misspecification_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
-  const double K = prm.real("K"), eps = prm.real("eps");
-  const auto n = static_cast<std::size_t>(prm.integer("n"));
+  const double K = prm.real("K");
+  const auto [n_real, eps] = misspecification_setting(prm);
+  const auto n = static_cast<std::size_t>(n_real);
   Stream teacher_stream = stream.substream(0), x_stream = stream.substream(1), draw_stream = stream.substream(2);
   const ReluTeacher f = sample_teacher(d, K, teacher_stream, prm.real("tol"));
   const ConstrainedPredictor exact = sample_predictor(f, n, draw_stream);
   ConstrainedPredictor quantised = exact;
-  quantise(quantised, eps, draw_stream);
+  quantise(quantised, eps, draw_stream, prm.choice("quantiser") == "atom");
   const auto samples = static_cast<std::size_t>(prm.integer("samples"));
   std::vector<double> x(d);
-  double mse0 = 0, mse = 0, kl = 0;
+  double mse0 = 0, mse = 0, mseq = 0, kl = 0, kl0 = 0;
   for (std::size_t t = 0; t < samples; ++t) {
     for (auto& v : x) v = x_stream.normal();
     const double y = f(x.data()), y0 = exact(x.data()), ye = quantised(x.data());
     mse0 += (y - y0) * (y - y0);
     mse += (y - ye) * (y - ye);
+    mseq += (y0 - ye) * (y0 - ye);
     kl += bernoulli_logit_kl(y, ye);
+    kl0 += bernoulli_logit_kl(y, y0);
   }
-  const double m = static_cast<double>(samples), nn = static_cast<double>(n);
+  const double m = static_cast<double>(samples), nn = static_cast<double>(n), dd = static_cast<double>(d);
   Record r;
   r.set("mse_exact", mse0 / m);
   r.set("mse", mse / m);
+  r.set("mse_quant", mseq / m);
   r.set("kl", kl / m);
+  r.set("kl_exact", kl0 / m);
   r.set("mse_exact_bound", (K + 1) / nn);                          // Lemma A.2
-  r.set("mse_bound", 2 * (K + 1) * (1 + d * eps * eps) / nn);       // Lemmas A.2 + A.4
-  r.set("kl_bound", 3 * K * (1 + d * eps * eps) / nn);             // Lemma A.5
+  r.set("kl_exact_bound", (K + 1) / nn);                           // Lemma A.3
+  r.set("mse_quant_bound", dd * (K + 1) * eps * eps / nn);         // Lemma A.4
+  r.set("mse_bound", 2 * (K + 1) * (1 + dd * eps * eps) / nn);     // Lemmas A.2 + A.4
+  r.set("kl_bound", 3 * K * (1 + dd * eps * eps) / nn);            // Lemma A.5
+  r.set("n_used", nn);
+  r.set("eps_used", eps);
   return r;
 }
 
@@ -142,7 +180,12 @@ Record misspecification_run(const Params& prm, Stream& stream) {
 // quantised predictors' n atoms each.
 double misspecification_bytes(const Params& prm) {
   const double d = prm.real("d"), K = prm.real("K"), tol = prm.real("tol");
-  return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + 2 * prm.real("n") * (8 * d + 12) + 16 * d;
+  double n = prm.real("n");
+  try {
+    n = misspecification_setting(prm).first;
+  } catch (const InputError&) {  // reported when the run starts
+  }
+  return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + 2 * n * (8 * d + 12) + 16 * d;
 }
 
 // F at the rows of X (m x d), by one product with the atoms: sqrt(K+1) ReLU(X atoms^T) (sign theta-bar).
@@ -169,6 +212,20 @@ Eigen::MatrixXd gaussian_inputs(std::size_t m, std::size_t d, Stream& s) {
   return X;
 }
 
+// The learner's parameters: out of the lab's stream key (same_world), so every width, budget and
+// optimiser setting of run r sees the same teacher and test inputs; the learner's own draws (training
+// data, initialisation, order) come from a stream mixed with these parameters' values.
+const std::vector<std::string>& learner_param_names() {
+  static const std::vector<std::string> names = {"n", "T", "C", "batch", "epochs", "optimizer", "lr", "teacher"};
+  return names;
+}
+
+Stream learner_stream(const Params& prm, const Stream& stream) {
+  std::string text;
+  for (const auto& name : learner_param_names()) text += name + "=" + prm.entry(name).text + " ";
+  return Stream(mix64(stream.substream(5).key() ^ stable_hash(text)));
+}
+
 Record train_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const auto n = static_cast<std::size_t>(prm.integer("n"));
@@ -177,8 +234,14 @@ Record train_run(const Params& prm, Stream& stream) {
   const auto epochs = prm.integer("epochs");
   if (T < 1 || n < 1) throw InputError("teacher.train: need n >= 1 and T >= 1");
   set_blas_threads(1);  // the network's products are small: threads cost more than they give
-  Stream teacher_stream = stream.substream(0), data_stream = stream.substream(1), init_stream = stream.substream(2),
-         order_stream = stream.substream(3), test_stream = stream.substream(4);
+  // A shared teacher (the default) depends only on the world's parameters (seed, d, K, tol, test) and
+  // the run index: run r of every grid point (every budget and width) learns the same teacher draw and
+  // is tested on the same inputs, so the isoFLOP curves compare like with like. `own`: each task its own.
+  const Stream learner = learner_stream(prm, stream);
+  const bool shared = prm.choice("teacher") == "shared";
+  Stream teacher_stream = shared ? stream.substream(0) : learner.substream(3),
+         test_stream = shared ? stream.substream(4) : learner.substream(4);
+  Stream data_stream = learner.substream(0), init_stream = learner.substream(1), order_stream = learner.substream(2);
   const ReluTeacher f = sample_teacher(d, prm.real("K"), teacher_stream, prm.real("tol"));
   // The training set: T inputs and their Bernoulli(sigmoid(F)) labels.
   const Eigen::MatrixXd X = gaussian_inputs(T, d, data_stream);
@@ -194,7 +257,7 @@ Record train_run(const Params& prm, Stream& stream) {
   for (std::size_t t = 0; t < T; ++t) order[t] = static_cast<uint32_t>(t);
   MatrixRF Xb;
   VectorF Yb;
-  double last_epoch_loss = 0;
+  double last_epoch_loss = 0, online_kl = 0;
   long steps = 0;
   for (int64_t e = 0; e < epochs; ++e) {
     if (e > 0)  // reshuffle after the first pass
@@ -209,6 +272,10 @@ Record train_run(const Params& prm, Stream& stream) {
         Yb[static_cast<Eigen::Index>(i)] = Y[order[start + i]];
       }
       epoch_loss += net.train_step(Xb, Yb, opt) * static_cast<double>(b);
+      if (e == 0) {  // the online predictions of the first pass: each made before its batch's update
+        const VectorF& fb = net.last_outputs();
+        for (std::size_t i = 0; i < b; ++i) online_kl += bernoulli_logit_kl(F[order[start + i]], fb[static_cast<Eigen::Index>(i)]);
+      }
       ++steps;
     }
     last_epoch_loss = epoch_loss / static_cast<double>(T);
@@ -219,8 +286,14 @@ Record train_run(const Params& prm, Stream& stream) {
   const Eigen::VectorXd Ft = teacher_outputs(f, Xt);
   const VectorF ft = net.predict(Xt.cast<float>());
   Summary kl;
-  for (std::size_t i = 0; i < m; ++i) kl.add(bernoulli_logit_kl(Ft[static_cast<Eigen::Index>(i)], ft[static_cast<Eigen::Index>(i)]));
+  double kl_half = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    kl.add(bernoulli_logit_kl(Ft[static_cast<Eigen::Index>(i)], ft[static_cast<Eigen::Index>(i)]));
+    kl_half += bernoulli_logit_kl(Ft[static_cast<Eigen::Index>(i)], 0.0);
+  }
   Record r;
+  r.set("kl_online", online_kl / static_cast<double>(T));
+  r.set("kl_half", kl_half / static_cast<double>(m));
   r.set("kl", kl.mean);
   r.set("kl_test_sem", kl.sem());
   r.set("train_loss", last_epoch_loss);
@@ -256,8 +329,11 @@ void register_teacher_measures(Registry& reg) {
         "Beyond the paper. One teacher (as teacher.moments), T inputs X ~ N(0, I_d) with labels Y ~ Bernoulli(sigmoid(F(X))),\n"
         "a network f(x) = sum_i a_i ReLU(w_i^T x) (W ~ N(0, 1/d), a ~ N(0, 1/n); float32) trained on the logistic loss in\n"
         "consecutive batches for `epochs` passes (reshuffled after the first), Adam (betas 0.9, 0.999, eps 1e-8) or SGD.\n"
-        "kl = E_X[KL(Bern(sigmoid F(X)) || Bern(sigmoid f(X)))] on `test` fresh inputs (kl_test_sem: its standard error over\n"
-        "those inputs). flops = d n T, the paper's FLOP count. T may be a formula, e.g. C/(d*n).";
+        "kl_online = (1/T) sum_t KL(Bern(sigmoid F(X_t)) || Bern(sigmoid f_t(X_t))) over the first pass, f_t the network\n"
+        "before the update of the batch holding t: the paper's time-averaged error L_T. kl = the same KL of the final\n"
+        "network on `test` fresh inputs (kl_test_sem: its standard error over those inputs); kl_half: the constant-1/2\n"
+        "predictor's. teacher = shared: run r of every grid point learns the same teacher. flops = d n T, the paper's FLOP\n"
+        "count. T may be a formula, e.g. C/(d*n).";
     m.params = model_params();
     m.params.push_back(int_param("n", "64", "width of the network", 1, 1e8).allow_expression());
     m.params.push_back(real_param("T", "10000", "training samples; formula allowed, e.g. C/(d*n)", 1, 1e9).allow_expression());
@@ -268,7 +344,14 @@ void register_teacher_measures(Registry& reg) {
     m.params.push_back(real_param("lr", "1e-3", "learning rate", 0, 1e6));
     m.params.push_back(int_param("test", "10000", "fresh inputs for the reducible error", 1, 1e9));
     m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation", 1e-300, 0.5));
-    m.metrics = {{"kl", "reducible error E_X[KL(sigmoid F || sigmoid f)] on fresh inputs"},
+    m.params.push_back(choice_param("teacher", "shared", {"shared", "own"},
+                                    "shared: run r of every grid point draws the same teacher and test inputs (keyed by seed, d, K, tol, r); own: per task"));
+    for (auto& p : m.params)
+      if (std::find(learner_param_names().begin(), learner_param_names().end(), p.name) != learner_param_names().end())
+        p.same_world_param();
+    m.metrics = {{"kl_online", "the paper's error: (1/T) sum_t KL(sigmoid F(X_t) || sigmoid f_t(X_t)) over the first pass, f_t the network before the batch of t"},
+                 {"kl_half", "E_X[KL(sigmoid F || 1/2)] on the test inputs: the constant-1/2 predictor's error"},
+                 {"kl", "reducible error E_X[KL(sigmoid F || sigmoid f)] of the final network on fresh inputs"},
                  {"kl_test_sem", "standard error of kl over the test inputs"},
                  {"train_loss", "mean logistic loss over the last epoch"},
                  {"steps", "optimizer steps"},
@@ -308,21 +391,32 @@ void register_teacher_measures(Registry& reg) {
     m.summary = "misspecification error of the width-n predictor F~_{n,eps} (Sec. 4.2) against Lemmas A.2-A.5";
     m.details =
         "One teacher, n atoms drawn i.i.d. from Categorical(theta-bar), F~_{n,0} and its eps-quantisation F~_{n,eps} (each\n"
-        "atom moved to the point of the sphere at distance eps in a random direction; see docs/teacher.md). Monte-Carlo over\n"
-        "`samples` inputs: mse_exact = E[(F - F~_{n,0})^2] (Lemma A.2: <= (K+1)/n), mse = E[(F - F~_{n,eps})^2]\n"
+        "teacher atom moved to one point of the sphere at distance eps in a random direction, shared by its draws; see\n"
+        "docs/teacher.md). With C > 0: n = n*(C), eps = Corollary 4.2's radius (the compute frontier). Monte-Carlo over\n"
+        "`samples` inputs: mse_exact = E[(F - F~_{n,0})^2] (Lemma A.2: <= (K+1)/n), mse_quant = E[(F~_{n,0} - F~_{n,eps})^2]\n"
+        "(Lemma A.4: <= d(K+1)eps^2/n), mse = E[(F - F~_{n,eps})^2]\n"
         "(A.2 + A.4: <= 2(K+1)(1 + d eps^2)/n), kl = E[KL(Bern(sigmoid F) || Bern(sigmoid F~_{n,eps}))] (Lemma A.5:\n"
         "<= 3K(1 + d eps^2)/n). The lemmas bound expectations over the teacher too: average over runs.";
     m.params = model_params();
-    m.params.push_back(int_param("n", "100", "width of the predictor", 1, 1e9));
-    m.params.push_back(real_param("eps", "0", "quantisation radius", 0, 2));
+    m.params.push_back(int_param("n", "100", "width of the predictor (ignored when C > 0)", 1, 1e9));
+    m.params.push_back(real_param("eps", "0", "quantisation radius (ignored when C > 0)", 0, 2));
+    m.params.push_back(real_param("C", "0", "a FLOP budget: when > 0, n = n*(C) of Corollary 4.2 and eps its proof's radius", 0, 1e30));
+    m.params.push_back(choice_param("quantiser", "atom", {"atom", "draw"},
+                                    "atom: each teacher atom has one quantised point (the paper's cover); draw: one per draw"));
     m.params.push_back(int_param("samples", "10000", "inputs X per run", 1, 1e10));
     m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation", 1e-300, 0.5));
     m.metrics = {{"mse_exact", "E[(F - F~_{n,0})^2] over X"},
                  {"mse", "E[(F - F~_{n,eps})^2] over X"},
+                 {"mse_quant", "E[(F~_{n,0} - F~_{n,eps})^2] over X"},
                  {"kl", "E[KL(Bern(sigmoid F) || Bern(sigmoid F~_{n,eps}))] over X"},
+                 {"kl_exact", "E[KL(Bern(sigmoid F) || Bern(sigmoid F~_{n,0}))] over X"},
                  {"mse_exact_bound", "(K+1)/n (Lemma A.2)"},
+                 {"kl_exact_bound", "(K+1)/n (Lemma A.3)"},
+                 {"mse_quant_bound", "d(K+1) eps^2/n (Lemma A.4)"},
                  {"mse_bound", "2(K+1)(1 + d eps^2)/n (Lemmas A.2, A.4)"},
-                 {"kl_bound", "3K(1 + d eps^2)/n (Lemma A.5)"}};
+                 {"kl_bound", "3K(1 + d eps^2)/n (Lemma A.5)"},
+                 {"n_used", "the width used (n, or n*(C))"},
+                 {"eps_used", "the radius used (eps, or Corollary 4.2's at (n*, T*))"}};
     m.fn = misspecification_run;
     m.memory = misspecification_bytes;
     reg.add(std::move(m));
@@ -341,12 +435,14 @@ void register_teacher_measures(Registry& reg) {
     m.params.push_back(real_param("T", "1e6", "number of samples; formula allowed, e.g. C/(d*n)", 1, 1e30).allow_expression());
     m.params.push_back(real_param("eps", "0", "cover radius for estimation/misspecification (0: eps_star)", 0, 1));
     m.params.push_back(real_param("C", "0", "FLOP budget, for formulas of T (not used otherwise)", 0, 1e40));
+    m.params.push_back(real_param("C_ref", "0", "a reference budget for optimum_ref (0: none)", 0, 1e40));
     m.metrics = {{"corollary", "Corollary 4.2"},
                  {"theorem", "Theorem 4.1 minimised over eps in (0, 1]"},
                  {"eps_star", "the minimising eps"},
                  {"estimation", "Theorem 4.1's estimation term at eps"},
                  {"misspecification", "Theorem 4.1's misspecification term at eps"},
                  {"theorem_at_eps", "Theorem 4.1 at eps"},
+                 {"optimum_ref", "Corollary 4.2 at the compute-optimal allocation of the budget C_ref (NaN without C_ref)"},
                  {"flops", "d n T"}};
     m.fn = bound_run;
     m.deterministic = true;
@@ -358,15 +454,19 @@ void register_teacher_measures(Registry& reg) {
     m.summary = "compute-optimal width n* and data T* minimising Corollary 4.2 under d n T = C (Theorem 4.3)";
     m.details =
         "Jeon & Van Roy, Sec. 4.4 and Appendix A.2. n real in [3, C/d], T = C/(d n); a scan of log n, then Brent's method.\n"
-        "n_upper = sqrt(3C)/d and n_lower (the root of C = d n^2 ln(2n) ln(36 K C)) bracket n* (Theorem 4.3's proof).";
+        "n_upper and n_lower bracket n* (Theorem 4.3's proof, re-derived, see docs/teacher.md); n_upper_paper = sqrt(3C)/d\n"
+        "and n_lower_paper are the appendix's (not bounds when n* < K, resp. for larger d). parameters_star = d n* against T_star is Figure 1 (right).";
     m.params = model_params();
     m.params.push_back(real_param("C", "1e12", "FLOP budget d n T", 1, 1e40));
     m.metrics = {{"n_star", "compute-optimal width"},
                  {"T_star", "compute-optimal number of samples C/(d n*)"},
                  {"parameters_star", "d n*"},
                  {"bound", "Corollary 4.2 at (n*, T*)"},
-                 {"n_upper", "sqrt(3C)/d"},
-                 {"n_lower", "root of C = d n^2 ln(2n) ln(36 K C)"}};
+                 {"n_upper", "an upper bracket of n*: root of C = d^2 n^3 (2 ln(36K) + 1)/(6(K + n)), in [3, C/d]"},
+                 {"n_upper_paper", "Appendix A.2's upper bracket sqrt(3C)/d (not a bound when n* < K)"},
+                 {"n_lower", "a lower bracket of n*: root of C = (d n^2/6)(d(1 + ln(36KC)) + 2 ln(2n))(1 + ln(1 + n/K)), in [3, C/d]"},
+                 {"n_lower_paper", "Appendix A.2's lower bracket: root of C = d n^2 ln(2n) ln(36 K C), in [3, C/d] (not a bound for larger d)"},
+                 {"local_slope", "d log n* / d log T* at C (central differences over C e^-0.05 .. C e^0.05; Fig. 1 right: tends to 1)"}};
     m.fn = optimum_run;
     m.deterministic = true;
     reg.add(std::move(m));

@@ -5,6 +5,9 @@
 
 #include <cmath>
 
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/measure.hpp"
 #include "scalinglab/teacher/error_bound.hpp"
 
 using namespace scalinglab::teacher;
@@ -49,4 +52,91 @@ TEST(ErrorBound, ComputeOptimalWidthIsBracketedAndScalesAsTheSquareRoot) {
   // Theorem 4.3: d n* = Theta~(sqrt C): the log-log slope of n* tends to 1/2.
   const double slope = std::log(compute_optimal_width(d, K, 1e24).n / compute_optimal_width(d, K, 1e20).n) / std::log(1e4);
   EXPECT_NEAR(slope, 0.5, 0.05);
+}
+
+namespace {
+// Brute force: the least Corollary 4.2 over `points` widths spread geometrically over [3, C/d].
+std::pair<double, double> brute_force_optimum(double d, double K, double C, int points) {
+  double best = INFINITY, best_n = 0;
+  for (int i = 0; i <= points; ++i) {
+    const double n = std::min(C / d, 3 * std::pow(C / (3 * d), static_cast<double>(i) / points));
+    const double v = corollary42(d, K, n, std::max(1.0, C / (d * n)));
+    if (v < best) best = v, best_n = n;
+  }
+  return {best_n, best};
+}
+}  // namespace
+
+TEST(ErrorBound, SmallBudgetsHaveAnOptimumOrAClearError) {
+  // C = 50, d = 10: widths 3..5 with T = C/(d n) >= 1. The appendix's bracket has no root there;
+  // the optimum is still defined and is what a fine scan finds.
+  const ComputeOptimalWidth o = compute_optimal_width(10, 100, 50);
+  const auto [n_bf, v_bf] = brute_force_optimum(10, 100, 50, 20000);
+  EXPECT_GE(o.n, 3.0);
+  EXPECT_LE(o.n, 5.0);
+  EXPECT_NEAR(o.bound, v_bf, 1e-6 * v_bf);
+  EXPECT_NEAR(o.n, n_bf, 1e-3 * n_bf);
+  EXPECT_GE(o.n, o.n_lower * (1 - 1e-9));
+  EXPECT_THROW(compute_optimal_width(10, 100, 25), std::invalid_argument);  // C/d < 3: no width n >= 3
+  // Through the measure: an answer for C = 50, a clear input error (exit 2 on the command line) for C = 20.
+  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.optimum");
+  scalinglab::Stream s(1);
+  const auto ok = m.fn(scalinglab::resolve_params(m.params, {{"C", "50"}}, "test"), s);
+  EXPECT_NEAR(ok.get("n_star"), o.n, 1e-12 * o.n);
+  EXPECT_THROW(m.fn(scalinglab::resolve_params(m.params, {{"C", "20"}}, "test"), s), scalinglab::InputError);
+}
+
+TEST(ErrorBound, BracketsBoundTheExactOptimumOnAGrid) {
+  // n* against the re-derived brackets over d, K and budgets up to 1e24, and the first-order
+  // condition C = frontier_rhs(n*) at interior optima. The appendix's bracket fails for larger d.
+  int paper_fails = 0, paper_upper_fails = 0;
+  for (double d : {3.0, 10.0, 30.0, 100.0})
+    for (double K : {2.0, 10.0, 100.0, 1e4})
+      for (double C = 1e3; C <= 1e24; C *= 10) {
+        if (C / d < 3.001) continue;
+        const ComputeOptimalWidth o = compute_optimal_width(d, K, C);
+        const auto [n_bf, v_bf] = brute_force_optimum(d, K, C, 4000);
+        EXPECT_LE(o.bound, v_bf * (1 + 1e-9)) << d << " " << K << " " << C;
+        EXPECT_GE(o.n, o.n_lower * (1 - 1e-6)) << d << " " << K << " " << C;
+        EXPECT_LE(o.n, o.n_upper * (1 + 1e-6)) << d << " " << K << " " << C;
+        if (o.n > o.n_upper_paper * (1 + 1e-6)) ++paper_upper_fails;
+        if (o.n > 3 * 1.001 && o.n < C / d * 0.999) {
+          EXPECT_NEAR(frontier_rhs(d, K, o.n, C) / C, 1.0, 1e-4) << d << " " << K << " " << C;
+        }
+        if (o.n < o.n_lower_paper * (1 - 1e-6)) ++paper_fails;
+      }
+  EXPECT_GT(paper_fails, 0);
+  EXPECT_GT(paper_upper_fails, 0);  // sqrt(3C)/d fails where n* < K (small budgets, large K)
+  EXPECT_GT(compute_optimal_width(30, 1e4, 1e7).n, compute_optimal_width(30, 1e4, 1e7).n_upper_paper);
+  // The case of the report: d = 30, K = 10, C = 1e12.
+  const ComputeOptimalWidth o = compute_optimal_width(30, 10, 1e12);
+  EXPECT_LT(o.n, o.n_lower_paper);
+  EXPECT_GE(o.n, o.n_lower);
+  EXPECT_GT(o.n_lower, 0.5 * o.n);  // and not vacuous: within a factor 2 at this budget
+  EXPECT_LT(o.n_upper, 5 * o.n);
+}
+
+TEST(ErrorBound, FigureOneLeftReferenceIsTheOptimumAtOneE10) {
+  // The best bound at C = 1e10 (d = 10, K = 100), the level the improper allocations of Figure 1
+  // (left) are compared with: a brute-force scan, the solver, and the measure's optimum_ref agree.
+  const auto [n_bf, v_bf] = brute_force_optimum(10, 100, 1e10, 200000);
+  const ComputeOptimalWidth o = compute_optimal_width(10, 100, 1e10);
+  EXPECT_NEAR(o.bound, v_bf, 1e-7 * v_bf);
+  EXPECT_NEAR(o.bound, 0.2169, 5e-5);
+  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.bound");
+  scalinglab::Stream s(1);
+  const auto r = m.fn(scalinglab::resolve_params(m.params, {{"n", "3"}, {"T", "1e6"}, {"C_ref", "1e10"}}, "test"), s);
+  EXPECT_EQ(r.get("optimum_ref"), o.bound);
+}
+
+TEST(ErrorBound, LocalSlopeOfTheFrontier) {
+  // d log n*/d log T* by central differences is step-independent, below 1 and rising with C (Fig. 1 right).
+  double last = 0;
+  for (double C : {1e8, 1e12, 1e16, 1e20, 1e24}) {
+    const double s = frontier_local_slope(10, 100, C), s2 = frontier_local_slope(10, 100, C, 0.2);
+    EXPECT_NEAR(s, s2, 2e-3) << C;
+    EXPECT_LT(s, 1.0);
+    EXPECT_GT(s, last);
+    last = s;
+  }
 }

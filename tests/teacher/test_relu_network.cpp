@@ -88,3 +88,24 @@ TEST(ReluNetwork, TrainingIsDeterministicWhateverTheThreads) {
   EXPECT_EQ(one.dump(), two.dump());
   EXPECT_GT(one["metrics"]["kl"]["mean"].get<double>(), 0.0);
 }
+
+TEST(ReluNetwork, SharedTeacherAndOnlineError) {
+  const Measure& m = builtin_registry().get("teacher.train");
+  auto prm = [&](const std::string& n, const std::string& lr) {
+    return resolve_params(m.params, {{"n", n}, {"T", "20000"}, {"runs", "3"}, {"seed", "7"}, {"test", "20000"}, {"K", "10"}, {"lr", lr}}, "test");
+  };
+  // Run r of every grid point learns the same teacher on the same test inputs: the constant-1/2
+  // predictor's error is then the same number at n = 8 and n = 16, and differs between runs.
+  const Record a0 = run_task(m, prm("8", "0.003"), 7, 0), b0 = run_task(m, prm("16", "0.003"), 7, 0);
+  const Record a2 = run_task(m, prm("8", "0.003"), 7, 2);
+  EXPECT_EQ(a0.get("kl_half"), b0.get("kl_half"));
+  EXPECT_NE(a0.get("kl_half"), a2.get("kl_half"));
+  // With lr = 0 the network never changes: the online error (over the training inputs) and the final
+  // one (over fresh inputs) estimate the same expectation, so they agree within a few standard errors.
+  const Record z = run_task(m, prm("8", "0"), 7, 1);
+  EXPECT_NEAR(z.get("kl_online"), z.get("kl"), 4 * std::sqrt(2.0) * z.get("kl_test_sem"));
+  // Learning: the online error of a trained network is below the untrained one's and above the final one's.
+  const Record t = run_task(m, prm("8", "0.003"), 7, 1);
+  EXPECT_LT(t.get("kl_online"), z.get("kl_online"));
+  EXPECT_GT(t.get("kl_online"), t.get("kl"));
+}

@@ -102,3 +102,56 @@ TEST(ReluTeacher, LemmasA1AndA2) {
   EXPECT_LE(mse.mean + 4 * mse.sem(), (K + 1) / n);
   EXPECT_GT(mse.mean, 0.1 * (K + 1) / n);  // not vacuous: the bound is within a factor 10
 }
+
+TEST(ReluTeacher, PerAtomQuantisationIsAFunctionOfTheAtom) {
+  // The paper's quantiser maps each atom to its nearest cover point: the draws of one teacher atom
+  // share one quantised point (per atom), unlike independent moves per draw.
+  Stream s(5);
+  const ReluTeacher f = sample_teacher(10, 2, s);  // K = 2: few atoms, many repeated draws
+  const ConstrainedPredictor exact = sample_predictor(f, 200, s);
+  ConstrainedPredictor atom = exact, draw = exact;
+  quantise(atom, 0.3, s, true);
+  quantise(draw, 0.3, s, false);
+  int pairs = 0, draw_same = 0;
+  for (std::size_t i = 0; i < 200; ++i)
+    for (std::size_t k = i + 1; k < 200; ++k) {
+      if (exact.index[i] != exact.index[k]) continue;
+      ++pairs;
+      double da = 0, dd = 0;
+      for (std::size_t j = 0; j < 10; ++j) {
+        da += std::fabs(atom.atoms[i * 10 + j] - atom.atoms[k * 10 + j]);
+        dd += std::fabs(draw.atoms[i * 10 + j] - draw.atoms[k * 10 + j]);
+      }
+      EXPECT_EQ(da, 0.0);
+      draw_same += dd == 0;
+    }
+  EXPECT_GT(pairs, 100);
+  EXPECT_EQ(draw_same, 0);
+}
+
+TEST(ReluTeacher, PerAtomQuantisationErrorDoesNotVanishWithWidth) {
+  // With one point per atom the quantisation error of F~_{n,eps} tends, as n grows, to that of the
+  // teacher with its atoms moved, (K+1) E[(sum_w theta_w (ReLU(w^T X) - ReLU(v_w^T X)))^2] > 0: it
+  // does not decay as Lemma A.4's d (K+1) eps^2/n. Monte-Carlo over teachers at n = 200 and 6400.
+  const std::size_t d = 5;
+  const double K = 5, eps = 0.3;
+  Summary small, large;
+  for (uint64_t seed = 0; seed < 40; ++seed)
+    for (std::size_t n : {200, 6400}) {
+      Stream s(1000 + seed), draws(5000 + seed), xs(9000 + seed);
+      const ReluTeacher f = sample_teacher(d, K, s);
+      const ConstrainedPredictor g = sample_predictor(f, n, draws);
+      ConstrainedPredictor q = g;
+      quantise(q, eps, draws, true);
+      std::vector<double> x(d);
+      double e = 0;
+      for (int t = 0; t < 400; ++t) {
+        for (auto& v : x) v = xs.normal();
+        e += std::pow(g(x.data()) - q(x.data()), 2);
+      }
+      (n == 200 ? small : large).add(e / 400);
+    }
+  // 1/n decay would give a ratio 1/32; coherent errors keep it near 1.
+  EXPECT_GT(large.mean / small.mean, 0.5);
+  EXPECT_GT(large.mean, d * (K + 1) * eps * eps / 6400);  // Lemma A.4 fails at n = 6400 here
+}

@@ -31,6 +31,8 @@ class ReluNetwork {
   double train_step(const MatrixRF& X, const VectorF& y, const NetworkOptimizer& opt);
   // Mean logistic loss and gradients without a step (tests).
   double loss_and_gradient(const MatrixRF& X, const VectorF& y, MatrixRF& grad_W, VectorF& grad_a);
+  // The outputs f(x) on the batch of the last train_step, before its update (the online predictions).
+  const VectorF& last_outputs() const { return f_; }
   // Outputs f(x) for the rows of X.
   VectorF predict(const MatrixRF& X) const;
 

@@ -11,7 +11,9 @@
 //   F~_{n,eps}(x) = sqrt(K + 1) / n sum_i sign(theta_{w_i}) ReLU(w_{i,eps}^T x),
 // where w_{i,eps} is a point of an eps-cover of the sphere within eps of w_i. An explicit cover of
 // S^{d-1} is out of reach for d = 10; the lemmas only use ||w_i - w_{i,eps}|| <= eps, so we move
-// w_i to the point of the sphere at distance exactly eps in a uniformly random direction.
+// w_i to the point of the sphere at distance exactly eps in a uniformly random direction. As with
+// the paper's nearest cover point, that point is a function of the atom (`per_atom`): the draws of
+// one teacher atom all move to the same point, so their quantisation errors add up coherently.
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +47,8 @@ struct ConstrainedPredictor {
 
 // The width-n predictor with exact atoms (eps = 0), then its eps-quantisation in place.
 ConstrainedPredictor sample_predictor(const ReluTeacher& f, std::size_t n, Stream& s);
-void quantise(ConstrainedPredictor& g, double eps, Stream& s);
+// per_atom = false: an independent direction for every draw (not the paper's construction).
+void quantise(ConstrainedPredictor& g, double eps, Stream& s, bool per_atom = true);
 
 // KL(Bernoulli(sigmoid(a)) || Bernoulli(sigmoid(b))), computed with log-sigmoids (no overflow).
 double bernoulli_logit_kl(double a, double b);
