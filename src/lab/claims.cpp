@@ -1,8 +1,9 @@
 // The claims index of a paper and the status of each item. An item's status in a run follows from
-// the checks that test it (their `ref`) and that apply under the run's profile: one failure makes it
-// "not reproduced"; otherwise one check passed at the paper's own setting makes it "reproduced at the
-// paper's setting", then one at a reduced scale "reproduced at reduced scale"; a substitute check
-// (another setting than the paper's) never counts as reproducing it.
+// the checks that test it (their `ref`) and that apply under the run's profile: one failure at the
+// item's own setting makes it "not reproduced" (a substitute's, only when nothing else applied);
+// otherwise one check passed at the paper's own setting makes it "reproduced at the paper's
+// setting", then one at a reduced scale "reproduced at reduced scale"; a substitute check (another
+// setting than the paper's) never counts as reproducing it.
 #include "scalinglab/lab/claims.hpp"
 
 #include <algorithm>
@@ -183,7 +184,10 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
       out.push_back({"not checked", "not checked (" + item.not_checked + ")"});
       continue;
     }
+    // A failure of a check at the item's own setting decides; a substitute's failure only when no
+    // check at the item's setting applied.
     const CheckResult* failure = nullptr;
+    const CheckResult* substitute_failure = nullptr;
     bool reproduced = false, reduced = false, substitute = false;
     std::string reduced_why;
     for (const auto& ref : index.checks.at(item.id)) {
@@ -193,7 +197,11 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
         if (r.index != ref.index) continue;
         const std::string cat = r.category();
         if (cat == "not reproduced") {
-          if (!failure) failure = &r;
+          if (!r.substitute.empty()) {
+            if (!substitute_failure) substitute_failure = &r;
+          } else if (!failure) {
+            failure = &r;
+          }
         } else if (cat == "reproduced") {
           reproduced = true;
         } else if (cat == "reduced") {
@@ -204,9 +212,11 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
         }
       }
     }
+    if (!failure && !reproduced && !reduced) failure = substitute_failure;
     if (failure) {
       std::string why = failure->known_failure.empty() ? "" : "; " + failure->known_failure;
-      out.push_back({"not reproduced", "not reproduced (measured: " + shorten(failure->measured, 160) +
+      out.push_back({"not reproduced", "not reproduced (" + std::string(failure->substitute.empty() ? "" : "substitute ") +
+                                           "measured: " + shorten(failure->measured, 160) +
                                            (failure->reduced.empty() ? "" : " [" + failure->reduced + "]") +
                                            shorten(why, 200) + ")"});
     } else if (reproduced) {

@@ -113,9 +113,18 @@ TEST_F(ClaimsTest, IndexIsConsistentWithTheSweepFiles) {
   EXPECT_EQ(st[2].text, "not checked (no observable)");
   run["s"] = {result(1, true, "quick profile"), result(2, false, "", "T", "too small")};
   st = item_statuses(index, run);
-  EXPECT_EQ(st[0].category, "not reproduced");
-  EXPECT_NE(st[0].text.find("slope -0.5"), std::string::npos) << st[0].text;
-  EXPECT_NE(st[0].text.find("too small"), std::string::npos) << st[0].text;
+  EXPECT_EQ(st[0].category, "reduced");  // the substitute's failure does not undo it
+  EXPECT_EQ(st[1].category, "not reproduced");
+  EXPECT_NE(st[1].text.find("slope -0.5"), std::string::npos) << st[1].text;
+  EXPECT_NE(st[1].text.find("too small"), std::string::npos) << st[1].text;
+  run["s"] = {result(1, false, "quick profile"), result(2, true, "", "T")};
+  EXPECT_EQ(item_statuses(index, run)[0].category, "not reproduced");
+  // A failing substitute does not undo a pass at the item's own setting; alone, it is a failure.
+  run["s"] = {result(1, true), result(2, false, "", "T")};
+  st = item_statuses(index, run);
+  EXPECT_EQ(st[0].category, "reproduced");
+  EXPECT_EQ(st[1].category, "not reproduced");
+  EXPECT_EQ(st[1].text.rfind("not reproduced (substitute measured: slope -0.5", 0), 0u) << st[1].text;
   run["s"] = {result(1, true, "quick profile")};
   st = item_statuses(index, run);
   EXPECT_EQ(st[0].text, "reproduced at reduced scale (quick profile)");
