@@ -424,12 +424,12 @@ class Reader {
     const std::string key = name + " " + c.kind;
     const auto& k = table(kn, key);
     Keys fields = {"x", "y", "where", "x_min", "x_max"};
-    const std::map<std::string, Keys> extra = {{"slope", {"expect", "tol"}},
+    const std::map<std::string, Keys> extra = {{"slope", {"expect", "tol", "at_least", "at_most"}},
                                                {"below", {"bound"}},
                                                {"above", {"bound"}},
                                                {"ordered", {"series", "order", "decreasing", "sem", "factor"}},
                                                {"reaches", {"threshold", "rising", "before", "after"}},
-                                               {"optimum", {"series", "expect", "tol"}}};
+                                               {"optimum", {"series", "expect", "tol", "at_least", "at_most"}}};
     fields.insert(fields.end(), extra.at(c.kind).begin(), extra.at(c.kind).end());
     allow_keys(k, fields, key);
     auto need = [&](const std::string& f) {
@@ -443,8 +443,18 @@ class Reader {
     if (auto v = k.get("x_min")) c.x_min = number(v, key + " x_min");
     if (auto v = k.get("x_max")) c.x_max = number(v, key + " x_max");
     if (c.kind == "slope" || c.kind == "optimum") {
-      c.expect = number(need("expect"), key + " expect");
-      c.tol = number(need("tol"), key + " tol");
+      const bool sided = k.contains("at_least") || k.contains("at_most");
+      if (sided == (k.contains("expect") || k.contains("tol")))
+        fail(kn, key + ": needs expect and tol (the slope within expect +- tol), or at_least and/or at_most (one-sided)");
+      if (sided) {
+        if (auto v = k.get("at_least")) c.at_least = number(v, key + " at_least");
+        if (auto v = k.get("at_most")) c.at_most = number(v, key + " at_most");
+        if (c.at_least && c.at_most && *c.at_least > *c.at_most) fail(kn, key + ": at_least above at_most");
+      } else {
+        c.expect = number(need("expect"), key + " expect");
+        c.tol = number(need("tol"), key + " tol");
+        if (!(c.tol >= 0)) fail(k.get("tol"), key + " tol: a tolerance >= 0");
+      }
       if (c.kind == "optimum") param(need("series"), c.series = string(need("series"), key + " series"), key);
     } else if (c.kind == "below" || c.kind == "above") {
       c.bound = formula(need("bound"), key + " bound", "", true);
@@ -653,6 +663,18 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
   check_limit(grid_size(s, registry), limits().max_points, path, "grid points", "--max-points");
   expand_grid(s, registry);  // resolves every point now: bad values fail before anything runs
   return s;
+}
+
+bool CheckSpec::slope_ok(double slope) const {
+  if (at_least || at_most) return (!at_least || slope >= *at_least) && (!at_most || slope <= *at_most);
+  return std::abs(slope - expect) <= tol;
+}
+
+std::string CheckSpec::slope_text() const {
+  if (at_least && at_most) return "in [" + format_number(*at_least) + ", " + format_number(*at_most) + "]";
+  if (at_least) return ">= " + format_number(*at_least);
+  if (at_most) return "<= " + format_number(*at_most);
+  return format_number(expect) + " +- " + format_number(tol);
 }
 
 void require_known_profile(const Sweep& s, const std::string& profile) {

@@ -394,3 +394,26 @@ TEST(Check, OrderedWithAFactorAsksForAMargin) {
 
 }  // namespace
 }  // namespace scalinglab
+
+namespace scalinglab {
+namespace {
+
+// One-sided slopes: "rises" is slope >= 0, not slope within 50 +- 50.
+TEST(Check, OneSidedSlope) {
+  CheckSpec c = slope(0, 0);
+  c.at_most = -1.0;  // error ~ d^-1.5 falls at least as fast as 1/d
+  auto r = run(power_law_table().table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_EQ(r.expected, "<= -1");
+  c.at_most.reset();
+  c.at_least = 0.0;
+  EXPECT_FALSE(run(power_law_table().table, c).passed);
+  c.at_least = -2.0;
+  c.at_most = -1.6;
+  r = run(power_law_table().table, c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.expected, "in [-2, -1.6]");
+}
+
+}  // namespace
+}  // namespace scalinglab

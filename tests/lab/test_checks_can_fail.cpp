@@ -68,7 +68,9 @@ Table against(const Table& base, const CheckSpec& c, int variant = 0) {
     row.sem.assign(row.sem.size(), 0.0);
     double v = 1.0;
     if (c.kind == "slope") {
-      v = std::pow(x_of(t, row, c.x), c.expect + c.tol + 1.0);  // a slope one beyond the tolerance
+      // A slope one beyond the accepted range.
+      const double wrong = c.at_most ? *c.at_most + 1.0 : c.at_least ? *c.at_least - 1.0 : c.expect + c.tol + 1.0;
+      v = std::pow(x_of(t, row, c.x), wrong);
     } else if (c.kind == "below") {
       v = 1e30;
     } else if (c.kind == "above") {

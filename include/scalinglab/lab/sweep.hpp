@@ -84,7 +84,12 @@ struct CheckSpec {
   std::string x, y;
   std::map<std::string, std::string> where;
   double x_min = -1e308, x_max = 1e308;
-  double expect = 0, tol = 0;                  // slope
+  double expect = 0, tol = 0;                  // slope, optimum: expect +- tol
+  // slope, optimum: instead of expect +- tol, a one-sided or two-sided range (a claim that a quantity
+  // rises, not by how much).
+  std::optional<double> at_least, at_most;
+  bool slope_ok(double slope) const;
+  std::string slope_text() const;  // "-1 +- 0.15", ">= 0", "in [0.4, 0.6]"
   std::string bound;                           // below/above: formula
   std::string series;                          // ordered: parameter naming the curves
   std::vector<std::string> order;              // ordered: series values, smallest first
