@@ -66,7 +66,7 @@ void add_fit(CLI::App& app, Action& action) {
       for (const auto& g : *grid) fo->grid.insert(parse_grid(g));
       fo->threads = o->threads;
       if (!(fo->delta > 0)) throw InputError("--delta must be positive");
-      const fit::DataTable table = fit::read_csv(o->file);
+      const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
       const bool one_input = law.inputs.size() == 1;
       const fit::FitColumns cols = fit::choose_columns(table, o->resolved_columns(), one_input);
       const fit::LawData data = fit::make_law_data(law, one_input ? cols.x : cols.N, cols.D, cols.loss, cols.lines);

@@ -36,7 +36,7 @@ void add_frontier(CLI::App& app, Action& action) {
                 "leave out (with a note) slices without an interior minimum instead of stopping");
   cmd->callback([&action, o, method, iso] {
     action = [o, method, iso] {
-      const fit::DataTable table = fit::read_csv(o->file);
+      const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
       const fit::FitColumns cols = fit::choose_columns(table, o->resolved_columns(), false);
       const std::string header = o->file + ": " + std::to_string(cols.loss.size()) + " runs" +
                                  (cols.derived.empty() ? "" : "; " + cols.derived) + "\n";

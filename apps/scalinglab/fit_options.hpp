@@ -21,6 +21,7 @@ struct FitCommandOptions {
   bool json = false;
   std::string plot_dir;
   int threads = 0;
+  std::string delimiter = ",";
 
   fit::ColumnChoice resolved_columns() const {
     fit::ColumnChoice c = columns;
@@ -52,6 +53,7 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
   cmd->add_option("--C", o.columns.C, "column of compute budgets C (FLOPs); derived as 6 N D when absent");
   cmd->add_option("--loss", o.columns.loss, "column of losses")->capture_default_str();
   cmd->add_option("--where", o.where, "keep rows where COLUMN=VALUE (repeatable)");
+  cmd->add_option("--delimiter", o.delimiter, "field separator of the file: one character, or 'tab'")->capture_default_str();
   cmd->add_option("--drop-top", o.columns.drop_top, "drop the k rows with the highest losses")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--bootstrap", o.boot.replicates, "bootstrap refits for standard errors and intervals (0: none)")

@@ -228,7 +228,7 @@ def _csv_text(data):
     if isinstance(data, dict):
         import pandas as pd
         data = pd.DataFrame(data)
-    return data.to_csv(index=False)
+    return data.to_csv(index=False, float_format="%.17g")  # every digit: the fit sees the user's numbers
 
 
 def _columns(x, N, D, C, loss):

@@ -12,13 +12,24 @@ namespace scalinglab::fit {
 
 namespace {
 
+// A decimal number: digits, sign, point and exponent only (strtod would also take "0x1p3", "inf" and
+// "nan", which are not what a measurement column holds). Underflow to a subnormal or zero is kept
+// (a finite value); overflow is refused.
 bool parse_number(const std::string& s, double& out) {
   if (s.empty()) return false;
+  std::size_t end_of_number = s.size();
+  while (end_of_number > 0 && (s[end_of_number - 1] == ' ' || s[end_of_number - 1] == '\t' || s[end_of_number - 1] == '\r'))
+    --end_of_number;
+  for (std::size_t i = 0; i < end_of_number; ++i) {
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E')) return false;
+  }
   char* end = nullptr;
   errno = 0;
   out = std::strtod(s.c_str(), &end);
   while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
-  return end && *end == '\0' && errno != ERANGE;
+  if (!end || *end != '\0') return false;
+  return errno != ERANGE || std::abs(out) < 1.0;  // ERANGE: overflow (refused) or underflow (kept)
 }
 
 std::string trim(const std::string& s) {
@@ -55,7 +66,7 @@ std::vector<double> DataTable::numbers(const std::string& column) const {
     const std::string& s = cells[i][j];
     if (!parse_number(trim(s), out[i]) || !std::isfinite(out[i]))
       throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' holds '" + s +
-                       "', not a finite number");
+                       "', not a finite decimal number");
   }
   return out;
 }
@@ -87,7 +98,17 @@ DataTable DataTable::select(const std::vector<std::size_t>& rows_to_keep) const 
   return out;
 }
 
-DataTable parse_csv(const std::string& text, const std::string& source) {
+char parse_delimiter(const std::string& text) {
+  if (text == "tab" || text == "\\t" || text == "\t") return '\t';
+  if (text.size() != 1 || text[0] == '"' || text[0] == '\n' || text[0] == '\r')
+    throw InputError("--delimiter '" + text + "': one character (',', ';', '|', ...) or 'tab'");
+  return text[0];
+}
+
+DataTable parse_csv(const std::string& input, const std::string& source, char delimiter) {
+  // A byte-order mark (spreadsheets write one) is not part of the first column's name.
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string text = input.compare(0, bom.size(), bom) == 0 ? input.substr(bom.size()) : input;
   DataTable t;
   t.source = source;
   std::vector<std::string> row;
@@ -101,6 +122,12 @@ DataTable parse_csv(const std::string& text, const std::string& source) {
     if (!blank) {
       if (t.names.empty()) {
         for (auto& n : row) n = trim(n);
+        for (std::size_t j = 0; j < row.size(); ++j)
+          for (std::size_t k = 0; k < j; ++k)
+            if (row[j] == row[k])
+              throw InputError(source + ":" + std::to_string(row_line) + ": the header names column '" + row[j] +
+                               "' twice (fields " + std::to_string(k + 1) + " and " + std::to_string(j + 1) +
+                               "): which one is meant would be a guess");
         t.names = row;
       } else {
         if (row.size() != t.names.size())
@@ -128,7 +155,7 @@ DataTable parse_csv(const std::string& text, const std::string& source) {
     } else if (c == '"') {
       quoted = true;
       any = true;
-    } else if (c == ',') {
+    } else if (c == delimiter) {
       row.push_back(field);
       field.clear();
       any = true;
@@ -145,8 +172,8 @@ DataTable parse_csv(const std::string& text, const std::string& source) {
   return t;
 }
 
-DataTable read_csv(const std::string& path) {
-  return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path);
+DataTable read_csv(const std::string& path, char delimiter) {
+  return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path, delimiter);
 }
 
 std::pair<std::string, std::string> parse_filter(const std::string& text) {

@@ -2,6 +2,8 @@
 // and errors that name the column or line.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
@@ -70,4 +72,44 @@ TEST(FitColumns, DerivesDataSizeDropsTopLossesAndFilters) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.csv:3"), std::string::npos) << e.what();
   }
+}
+
+// What spreadsheets and other tools write: a byte-order mark, other delimiters.
+TEST(DataTable, ByteOrderMarkAndDelimiters) {
+  const DataTable bom = parse_csv("\xEF\xBB\xBFN,loss\n1e8,3\n", "t.csv");
+  EXPECT_EQ(bom.names.at(0), "N");
+  const DataTable semi = parse_csv("N;loss;\"a;b\"\n1e8;3;x\n", "t.csv", ';');
+  ASSERT_EQ(semi.names.size(), 3u);
+  EXPECT_EQ(semi.names[2], "a;b");
+  EXPECT_DOUBLE_EQ(semi.numbers("loss")[0], 3.0);
+  const DataTable tab = parse_csv("N\tloss\n1e8\t2.5\n", "t.tsv", parse_delimiter("tab"));
+  EXPECT_DOUBLE_EQ(tab.numbers("loss")[0], 2.5);
+  EXPECT_EQ(parse_delimiter(";"), ';');
+  EXPECT_THROW(parse_delimiter("\""), InputError);
+  EXPECT_THROW(parse_delimiter(";;"), InputError);
+  EXPECT_THROW(parse_delimiter(""), InputError);
+}
+
+// A header naming a column twice is refused: fitting one of them would be a guess.
+TEST(DataTable, DuplicateColumnNamesAreRefused) {
+  try {
+    parse_csv("N,loss,N\n1,2,3\n", "t.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 'N' twice (fields 1 and 3)"), std::string::npos) << e.what();
+  }
+}
+
+// Decimal numbers only: hexadecimal, inf and nan are refused; a subnormal is a finite number; an
+// overflow is refused.
+TEST(DataTable, NumbersAreFiniteDecimals) {
+  const DataTable t = parse_csv("a,b,c,d,e\n0x10,1e-310,inf,1e400, 2.5 \n", "t.csv");
+  EXPECT_THROW(t.numbers("a"), InputError);
+  const double sub = t.numbers("b").at(0);
+  EXPECT_GT(sub, 0.0);
+  EXPECT_TRUE(std::isfinite(sub));
+  EXPECT_NEAR(sub, 1e-310, 1e-320);
+  EXPECT_THROW(t.numbers("c"), InputError);
+  EXPECT_THROW(t.numbers("d"), InputError);
+  EXPECT_DOUBLE_EQ(t.numbers("e").at(0), 2.5);
 }

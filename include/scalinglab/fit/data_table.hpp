@@ -17,7 +17,8 @@ struct DataTable {
   std::size_t rows() const { return cells.size(); }
   bool has(const std::string& column) const;
   // The column as numbers; throws InputError naming the column (and the columns that exist) when it
-  // is missing, and the line when a value is not a finite number.
+  // is missing, and the line when a value is not a finite decimal number (hexadecimal, inf and nan
+  // are refused; a subnormal such as 1e-310 is kept).
   std::vector<double> numbers(const std::string& column) const;
   // Keeps the rows where every (column, value) pair matches (text equality, or numeric equality
   // when both sides are numbers). Throws when a column is missing.
@@ -26,10 +27,15 @@ struct DataTable {
   DataTable select(const std::vector<std::size_t>& rows) const;
 };
 
-// Reads a CSV file (RFC 4180 quoting; blank lines skipped). Throws InputError on a missing file, an
-// empty file or a row whose field count differs from the header's.
-DataTable read_csv(const std::string& path);
-DataTable parse_csv(const std::string& text, const std::string& source);
+// Reads a CSV file (RFC 4180 quoting; blank lines skipped; a UTF-8 byte-order mark ignored; fields
+// separated by `delimiter`). Throws InputError on a missing file, an empty file, a header naming a
+// column twice, or a row whose field count differs from the header's.
+DataTable read_csv(const std::string& path, char delimiter = ',');
+DataTable parse_csv(const std::string& text, const std::string& source, char delimiter = ',');
+
+// The delimiter named by `text`: one character other than a quote or a line break, or "tab".
+// Throws InputError otherwise.
+char parse_delimiter(const std::string& text);
 
 // "col=value" -> (col, value); throws InputError otherwise.
 std::pair<std::string, std::string> parse_filter(const std::string& text);
