@@ -40,6 +40,22 @@ std::vector<double> curve_budgets(const std::vector<double>& C) {
 
 std::string block(const std::string& name, const std::string& rows) { return "$" + name + " << EOD\n" + rows + "EOD\n"; }
 
+// Tick marks for a log axis spanning less than a decade, where gnuplot would label no tick at all:
+// 4 to 10 values at a round linear step (1, 2 or 5 x 10^k) within [lo, hi]. Empty for wider ranges.
+std::string narrow_log_tics(const char* axis, double lo, double hi) {
+  if (!(lo > 0) || !(hi > lo) || hi / lo >= 10) return "";
+  double step = std::pow(10.0, std::floor(std::log10(hi - lo)));
+  for (const double f : {1.0, 0.5, 0.2, 0.1})
+    if ((hi - lo) / (step * f) >= 4) {
+      step *= f;
+      break;
+    }
+  std::string list;
+  for (double v = std::ceil(lo / step) * step; v <= hi * (1 + 1e-12); v += step)
+    list += fmt::format("{}\"{:.3g}\" {:.10g}", list.empty() ? "" : ", ", v, v);
+  return fmt::format("set {}tics ({})\n", axis, list);
+}
+
 }  // namespace
 
 bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit& fit, const FitColumns& data,
@@ -96,14 +112,15 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
   }
   pre = block("pts", pts) + block("res", res) + block("curves", curves) + block("opt", opt) + block("frontier", frontier) +
         "set grid\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
-        "set cblabel 'log10 C'\n";
+        "set cblabel 'log_{10} C (FLOPs)'\n";
   mp = "set multiplot layout 1,3\nunset logscale\nset colorbox\n"
        "set logscale xy\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key top right\n" +
-       fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin * 0.9, *lmax * 1.15) +
+       fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin * 0.9, *lmax * 1.15) + narrow_log_tics("y", *lmin * 0.9, *lmax * 1.15) +
        "set title " + gp_string("IsoFLOP curves of the fitted " + law.name + " law") + "\n"
        "plot $curves with lines lw 1.5 lc palette notitle, $pts with points pt 7 ps 0.5 lc palette notitle, "
        "$opt with lines dt 2 lw 2 lc rgb 'black' title 'optimum'\n"
-       "unset colorbox\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
+       // The loss panel's y range and tics must not carry over: N_opt and D_opt live far above them.
+       "unset colorbox\nset autoscale y\nset ytics autofreq\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
        "set title " + gp_string(fmt::format("frontier: N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}", fit.value("a"), fit.value("b"))) + "\n"
        "plot " + std::string(boot ? fmt::format("$frontier using 1:3:4 with filledcurves lc rgb '#9ecae1' fs transparent solid 0.5 "
                                                 "title '{:.0f}% bootstrap band', ", 100 * level)
@@ -139,7 +156,7 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
   for (double C : log_space(c_lo, c_hi, 40)) line += fmt::format("{:.10g} {:.10g} {:.10g}\n", C, fit.N_at(C), fit.D_at(C));
   std::string pre = block("pts", pts) + block("minima", minima) + block("line", line) + block("parabolas", parabolas) +
                     "set grid\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
-                    "set cblabel 'log10 C'\n";
+                    "set cblabel 'log_{10} C (FLOPs)'\n";
   std::string mp =
       "set multiplot layout 1,2\nunset logscale\nset colorbox\nset logscale x\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key bottom left\n" +
       fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin - 0.05 * (*lmax - *lmin), *lmax + 0.05 * (*lmax - *lmin)) +
