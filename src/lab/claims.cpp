@@ -33,22 +33,6 @@ std::string text_of(const toml::node* n, const std::string& where) {
   return *v;
 }
 
-std::vector<fs::path> sweep_files(const fs::path& dir) {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".toml" && e.path().filename() != "claims.toml")
-      out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// A markdown cell: pipes escaped, one line.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-  return out;
-}
-
 std::string category_words(const std::string& category) {
   if (category == "reproduced") return "reproduced at the paper's setting";
   if (category == "reduced") return "reproduced at reduced scale";
@@ -117,6 +101,21 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> table
 
 }  // namespace
 
+std::vector<std::string> paper_sweep_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".toml" && e.path().filename() != "claims.toml")
+      out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
 ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& paper) {
   const fs::path dir = fs::path(experiments_dir) / paper;
   const fs::path file = dir / "claims.toml";
@@ -150,16 +149,16 @@ ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& p
       throw InputError(where + ": id '" + item.id + "' is empty or used twice");
     index.items.push_back(std::move(item));
   }
-  for (const auto& f : sweep_files(dir)) {
-    const Sweep s = load_sweep(f.string());
+  for (const auto& f : paper_sweep_files(dir.string())) {
+    const Sweep s = load_sweep(f);
     for (const auto& c : s.all_checks) {
       const std::string name = s.name + " #" + std::to_string(c.index);
       if (c.refs.empty())
-        throw InputError(f.string() + ": [[check]] #" + std::to_string(c.index) +
+        throw InputError(f + ": [[check]] #" + std::to_string(c.index) +
                          " has no ref (the item of claims.toml it tests, e.g. ref = \"Fig. 4\")");
       for (const auto& id : c.refs) {
         if (!ids.count(id))
-          throw InputError(f.string() + ": [[check]] #" + std::to_string(c.index) + " ref '" + id +
+          throw InputError(f + ": [[check]] #" + std::to_string(c.index) + " ref '" + id +
                            "' is not an item of " + file.string());
         index.checks[id].push_back({s.name, c.index, c.claim, c.profiles, c.substitute});
       }
@@ -291,14 +290,14 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
      << "and the reports of `scalinglab reproduce`; regenerate it rather than editing it (docs/checks.md).\n\n";
   for (std::size_t c = 0; c < columns.size(); ++c) md << "- **" << columns[c] << "**: " << item_counts(statuses[c]) << ".\n";
   md << "\n| item | claim |";
-  for (const auto& c : columns) md << " " << cell(c) << " |";
+  for (const auto& c : columns) md << " " << markdown_cell(c) << " |";
   md << " checks |\n|---|---|";
   for (std::size_t c = 0; c < columns.size(); ++c) md << "---|";
   md << "---|\n";
   for (std::size_t i = 0; i < index.items.size(); ++i) {
     const auto& item = index.items[i];
-    md << "| " << cell(item.id) << " | " << cell(item.claim) << " |";
-    for (std::size_t c = 0; c < columns.size(); ++c) md << " " << cell(statuses[c][i].text) << " |";
+    md << "| " << markdown_cell(item.id) << " | " << markdown_cell(item.claim) << " |";
+    for (std::size_t c = 0; c < columns.size(); ++c) md << " " << markdown_cell(statuses[c][i].text) << " |";
     std::string checks;
     const auto it = index.checks.find(item.id);
     if (it != index.checks.end())
@@ -311,7 +310,7 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
         }
         if (!r.substitute.empty()) checks += " (substitute)";
       }
-    md << " " << cell(checks.empty() ? "-" : checks) << " |\n";
+    md << " " << markdown_cell(checks.empty() ? "-" : checks) << " |\n";
   }
   return md.str();
 }

@@ -43,15 +43,6 @@ std::vector<std::string> subdirectories(const fs::path& dir) {
   return out;
 }
 
-std::vector<fs::path> sweep_files(const fs::path& dir) {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".toml" && e.path().filename() != "claims.toml")
-      out.push_back(e.path());  // claims.toml is the paper's index of items, not a sweep
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::string now_text() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -71,13 +62,6 @@ std::string timing_text(const SweepReport& r) {
   std::string t = fmt::format("{} tasks", o.tasks_total);
   if (o.tasks_skipped) t += fmt::format(" ({} resumed)", o.tasks_skipped);
   return t + " in " + duration_text(r.seconds);
-}
-
-// A markdown table cell: pipes escaped, no line breaks.
-std::string cell(std::string s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-  return out;
 }
 
 std::string html_escape(const std::string& s) {
@@ -198,17 +182,17 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
     if (r.outcome.checks.empty()) continue;
     md << "| | item | claim | measured | expected |\n|---|---|---|---|---|\n";
     for (const auto& c : r.outcome.checks)
-      md << "| " << (c.passed || c.ok() ? status_text(c) : "**FAIL**") << " | " << cell(refs_text(c)) << " | "
-         << (c.substitute.empty() ? "" : "(substitute: " + cell(c.substitute) + ") ") << cell(c.claim)
-         << (c.passed || c.known_failure.empty() ? "" : " (known: " + cell(c.known_failure) + ")") << " | "
-         << cell(c.measured) << " | "
-         << "`" << cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
+      md << "| " << (c.passed || c.ok() ? status_text(c) : "**FAIL**") << " | " << markdown_cell(refs_text(c)) << " | "
+         << (c.substitute.empty() ? "" : "(substitute: " + markdown_cell(c.substitute) + ") ") << markdown_cell(c.claim)
+         << (c.passed || c.known_failure.empty() ? "" : " (known: " + markdown_cell(c.known_failure) + ")") << " | "
+         << markdown_cell(c.measured) << " | "
+         << "`" << markdown_cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
     md << "\n";
   }
   if (claims) {
     md << "## Claims of the paper\n\n" << item_counts(claims->statuses) << ".\n\n| item | status |\n|---|---|\n";
     for (std::size_t i = 0; i < claims->index.items.size(); ++i)
-      md << "| " << cell(claims->index.items[i].id) << " | " << cell(claims->statuses[i].text) << " |\n";
+      md << "| " << markdown_cell(claims->index.items[i].id) << " | " << markdown_cell(claims->statuses[i].text) << " |\n";
     md << "\n";
   }
   md << summary_line(count(reports)) << "\n";
@@ -289,11 +273,11 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
     throw InputError("unknown paper '" + options.paper + "' (available in " + experiments.string() + ": " +
                      (known.empty() ? "none" : known) + ")");
   }
-  const auto files = sweep_files(paper_dir);
+  const auto files = paper_sweep_files(paper_dir.string());
   if (files.empty()) throw InputError("no *.toml sweep files in " + paper_dir.string());
 
   std::vector<SweepReport> reports;
-  for (const auto& f : files) reports.push_back({load_sweep(f.string(), options.profile), {}, 0, ""});
+  for (const auto& f : files) reports.push_back({load_sweep(f, options.profile), {}, 0, ""});
   // A profile no file of the paper knows is a typo, not a request for the files as written.
   if (!options.profile.empty() && !is_standard_profile(options.profile)) {
     std::vector<std::string> known;

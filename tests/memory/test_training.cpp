@@ -134,8 +134,8 @@ TEST(Optimizer, SgdAndAdamStepsByHand) {
   }
 }
 
-TEST(Optimizer, AdamScalesEmbeddingStepsBySqrtD) {
-  ModelSpec spec{ModelKind::learnable, false};
+// d = 16 learnable model at zero, gradients +1 on W and U, -1 on E.
+std::pair<ModelParams, ModelParams> learnable_zero_params_and_unit_grads() {
   ModelParams p, g;
   p.W = MatrixRD::Zero(16, 16);
   p.E = MatrixRD::Zero(3, 16);
@@ -144,6 +144,12 @@ TEST(Optimizer, AdamScalesEmbeddingStepsBySqrtD) {
   g.W.setConstant(1.0);
   g.E.setConstant(-1.0);
   g.U.setConstant(1.0);
+  return {p, g};
+}
+
+TEST(Optimizer, AdamScalesEmbeddingStepsBySqrtD) {
+  ModelSpec spec{ModelKind::learnable, false};
+  auto [p, g] = learnable_zero_params_and_unit_grads();
   Optimizer adam({OptimizerKind::adam, 1.0, 0.0, 0.0, 0.0}, spec, p);
   adam.step(p, g, 1.0);
   EXPECT_DOUBLE_EQ(p.W(0, 0), -1.0 / 16);
@@ -418,14 +424,7 @@ TEST(Optimizer, SignSgdIgnoresTheBetasAndMatchesAdamWithZeroBetas) {
 
 TEST(Optimizer, AdaptiveStepsWithoutLrScalingTakeLrEverywhere) {
   ModelSpec spec{ModelKind::learnable, false};
-  ModelParams p, g;
-  p.W = MatrixRD::Zero(16, 16);
-  p.E = MatrixRD::Zero(3, 16);
-  p.U = MatrixRD::Zero(2, 16);
-  g = p;
-  g.W.setConstant(1.0);
-  g.E.setConstant(-1.0);
-  g.U.setConstant(1.0);
+  auto [p, g] = learnable_zero_params_and_unit_grads();
   OptimizerSpec o{OptimizerKind::signsgd, 0.5, 0.0, 0.0, 0.0};
   o.lr_scaling = false;
   Optimizer sign(o, spec, p);

@@ -35,6 +35,12 @@ struct ClaimsIndex {
   std::map<std::string, std::vector<CheckRef>> checks;  // item id -> the checks that test it
 };
 
+// The sweep files of a paper's folder in name order (every *.toml but claims.toml, the index).
+std::vector<std::string> paper_sweep_files(const std::string& dir);
+
+// A markdown table cell: pipes escaped, one line.
+std::string markdown_cell(const std::string& s);
+
 // Reads experiments/PAPER/claims.toml and every sweep file of the folder. Throws InputError when
 // the index is malformed, a check has no `ref` or names an unknown item, an item has both checks and
 // `not_checked`, or an item has neither.
