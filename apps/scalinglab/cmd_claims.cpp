@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
@@ -22,7 +24,27 @@ bool fs_exists(const std::string& p) {
 
 struct ClaimsOptions {
   std::string paper, quick_dir, paper_dir, write, verify, experiments;
+  bool json = false;
 };
+
+// The table as JSON: per item its id, claim, checks ("fig4 #2") and status in each profile.
+nlohmann::json claims_json(const ClaimsIndex& index, const std::vector<std::string>& columns,
+                           const std::vector<std::vector<ItemStatus>>& statuses) {
+  nlohmann::json items = nlohmann::json::array();
+  for (std::size_t i = 0; i < index.items.size(); ++i) {
+    const auto& item = index.items[i];
+    nlohmann::json checks = nlohmann::json::array();
+    if (const auto it = index.checks.find(item.id); it != index.checks.end())
+      for (const auto& r : it->second) checks.push_back({{"check", r.name()}, {"substitute", !r.substitute.empty()}});
+    nlohmann::json j = {{"id", item.id}, {"claim", item.claim}, {"checks", checks}};
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      j[columns[c]] = {{"category", statuses[c][i].category}, {"status", statuses[c][i].text}};
+    items.push_back(std::move(j));
+  }
+  nlohmann::json counts;
+  for (std::size_t c = 0; c < columns.size(); ++c) counts[columns[c]] = item_counts(statuses[c]);
+  return {{"paper", index.paper}, {"citation", index.citation}, {"counts", counts}, {"items", items}};
+}
 
 }  // namespace
 
@@ -39,6 +61,7 @@ void add_claims(CLI::App& app, Action& action) {
   cmd->add_option("--write", o->write, "write the table to FILE (e.g. experiments/PAPER/CLAIMS.md) instead of printing it");
   cmd->add_option("--verify", o->verify,
                   "compare FILE with the fresh table: items, checks, and the status of the profiles given");
+  cmd->add_flag("--json", o->json, "print the table as JSON (items, checks, status per profile) instead of markdown");
   cmd->add_option("--experiments", o->experiments, "experiments folder (default: ./experiments, else the source tree's)");
   cmd->callback([&action, o] {
     action = [o] {
@@ -82,7 +105,9 @@ void add_claims(CLI::App& app, Action& action) {
                     index.items.size(), given.empty() ? "none" : (given.size() == 2 ? "quick and paper profiles" : given[0].c_str()));
         return 0;
       }
-      if (!o->write.empty()) {
+      if (o->json) {
+        std::printf("%s\n", claims_json(index, columns, statuses).dump(2).c_str());
+      } else if (!o->write.empty()) {
         write_file(o->write, md);
         std::printf("wrote %s (%zu items)\n", o->write.c_str(), index.items.size());
       } else {

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include "cli_process.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/lab/claims.hpp"
@@ -184,6 +187,23 @@ TEST(PaperClaims, EveryPaperHasAConsistentIndexAndClaimsTable) {
     const std::string fresh = claims_markdown(index, {"quick profile", "paper profile"}, none);
     EXPECT_EQ(compare_claims_markdown(read_file(path, 16 << 20, "claims table"), fresh, {}), "");
   }
+}
+
+// `claims --json`: every item of the index with its checks and a status per profile (no run given:
+// "not run" or "not checked"); an index that disagrees with the sweep files exits 2.
+TEST(ClaimsCli, JsonListsEveryItem) {
+  const std::string experiments = std::string(SCALINGLAB_SOURCE_DIR) + "/experiments";
+  using testing::run_cli_args;
+  const testing::CliOutcome o = run_cli_args({"claims", "ldpc2024", "--json", "--experiments", experiments});
+  ASSERT_EQ(o.status, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out);
+  const ClaimsIndex index = load_claims(experiments, "ldpc2024");
+  ASSERT_EQ(j.at("items").size(), index.items.size());
+  for (const auto& item : j.at("items")) {
+    const std::string cat = item.at("quick profile").at("category");
+    EXPECT_EQ(cat, item.at("checks").empty() ? "not checked" : "not run") << item.dump();
+  }
+  EXPECT_EQ(run_cli_args({"claims", "nope", "--experiments", experiments}).status, 2);
 }
 
 }  // namespace
