@@ -1,8 +1,10 @@
 // `scalinglab frontier FILE --method isoflop|parametric ...`: the compute-optimal exponents
 // N_opt ~ C^a, D_opt ~ C^b with bootstrap intervals, by Approach 2 (IsoFLOP parabolas) or from a
 // fitted Chinchilla law in closed form (Approach 3).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "commands.hpp"
 #include "fit_options.hpp"
@@ -12,12 +14,52 @@
 
 namespace scalinglab::cli {
 
+namespace {
+
+// "5%" or "0.05" -> 0.05. A bare number of 1 or more is refused: "5" is more likely 5% than 500%.
+double parse_trim(const std::string& text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string digits = percent ? text.substr(0, text.size() - 1) : text;
+  double v = NAN;
+  try {
+    std::size_t used = 0;
+    v = std::stod(digits, &used);
+    if (used != digits.size()) v = NAN;
+  } catch (const std::exception&) {
+  }
+  if (!std::isfinite(v) || v < 0)
+    throw InputError("--trim '" + text + "': give a percentage such as 5% or a fraction such as 0.05");
+  if (!percent && v >= 1)
+    throw InputError("--trim " + text + ": a fraction must be below 1; for percent write " + text + "%");
+  return percent ? v / 100 : v;
+}
+
+// The budget column's value for each kept row, matched by file line (choose_columns filters rows).
+std::vector<double> budget_labels(const fit::DataTable& table, const fit::FitColumns& cols, const std::string& column) {
+  std::map<int, std::size_t> row_of_line;
+  for (std::size_t r = 0; r < table.lines.size(); ++r) row_of_line[table.lines[r]] = r;
+  std::vector<std::size_t> rows;
+  for (const int line : cols.lines) rows.push_back(row_of_line.at(line));
+  // Only the kept rows are parsed, so a bad cell in a filtered-out row does not matter.
+  try {
+    return table.select(rows).numbers(column);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--budget: ") + e.what());
+  }
+}
+
+}  // namespace
+
 void add_frontier(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "frontier",
       "The compute-optimal frontier N_opt ~ C^a, D_opt ~ C^b of runs in a CSV file, with bootstrap intervals.\n"
       "  --method isoflop     Approach 2: runs grouped by budget C, a parabola of loss in log N per budget, its\n"
-      "                       minimum, then log N_opt and log D_opt regressed on log C.\n"
+      "                       minimum, then log N_opt and log D_opt regressed on log C; the minima's loss as\n"
+      "                       L_opt = E + A C^-gamma (4+ slices) and as a power law. --trim 5% fits only the\n"
+      "                       runs within 5% of each slice's lowest loss; --budget COL groups by a column of\n"
+      "                       nominal budgets. Off-centre slices (minimum in the outer 15% of the sizes) are\n"
+      "                       warned about.\n"
       "  --method parametric  Approach 3: the Chinchilla law fitted (as `fit --law chinchilla`), frontier in\n"
       "                       closed form.\n"
       "Example: scalinglab frontier isoflops.csv --method isoflop --C compute_budget --D training_tokens "
@@ -25,22 +67,35 @@ void add_frontier(CLI::App& app, Action& action) {
   auto o = std::make_shared<FitCommandOptions>();
   auto method = std::make_shared<std::string>("isoflop");
   auto iso = std::make_shared<fit::IsoflopOptions>();
+  auto trim = std::make_shared<std::string>();
+  auto budget = std::make_shared<std::string>();
   o->boot.replicates = 1000;
   cmd->add_option("--method", *method, "isoflop or parametric")->capture_default_str()->check(
       CLI::IsMember({"isoflop", "parametric"}));
   add_fit_options(cmd, *o, false);
-  cmd->add_option("--group-tolerance", iso->group_tolerance,
-                  "runs whose budgets are within this relative distance share an IsoFLOP slice")
-      ->capture_default_str();
+  auto* tolerance = cmd->add_option("--group-tolerance", iso->group_tolerance,
+                                     "runs whose budgets are within this relative distance share an IsoFLOP slice")
+                        ->capture_default_str();
+  cmd->add_option("--budget", *budget,
+                  "column of nominal budgets: runs with equal values share an IsoFLOP slice (instead of "
+                  "--group-tolerance); the slice's C is still the geometric mean of its runs' C")
+      ->excludes(tolerance);
+  cmd->add_option("--trim", *trim,
+                  "in each slice, drop the runs whose loss exceeds the slice's lowest by more than P "
+                  "(5% or 0.05) before fitting its parabola");
   cmd->add_flag("--skip-bad-slices", iso->skip_bad_slices,
                 "leave out (with a note) slices without an interior minimum instead of stopping");
-  cmd->callback([&action, o, method, iso] {
-    action = [o, method, iso] {
+  cmd->callback([&action, o, method, iso, trim, budget] {
+    action = [o, method, iso, trim, budget] {
+      if (*method != "isoflop" && (!trim->empty() || !budget->empty()))
+        throw InputError("--trim and --budget apply to --method isoflop only");
       const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
       const fit::FitColumns cols = fit::choose_columns(table, o->resolved_columns(), false);
       const std::string header = o->file + ": " + std::to_string(cols.loss.size()) + " runs" +
                                  (cols.derived.empty() ? "" : "; " + cols.derived) + "\n";
       if (*method == "isoflop") {
+        if (!trim->empty()) iso->trim = parse_trim(*trim);
+        if (!budget->empty()) iso->budget_labels = budget_labels(table, cols, *budget);
         const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, *iso, cols.lines);
         std::unique_ptr<fit::IsoflopBootstrap> boot;
         if (o->boot.replicates > 0)

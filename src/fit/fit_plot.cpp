@@ -138,9 +138,15 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
                   const IsoflopBootstrap* boot, double level) {
   (void)level;
   std::filesystem::create_directories(dir);
-  std::string pts, minima, line;
+  // Trimmed runs (left out of their slice's parabola) are drawn hollow.
+  std::vector<bool> trimmed(data.N.size(), false);
+  for (const auto& s : fit.slices)
+    for (const std::size_t i : s.trimmed_rows)
+      if (i < trimmed.size()) trimmed[i] = true;
+  std::string pts, cut, minima, line, losses;
   for (std::size_t i = 0; i < data.N.size(); ++i)
-    pts += fmt::format("{:.10g} {:.10g} {:.5f}\n", data.N[i], data.loss[i], std::log10(data.C[i]));
+    (trimmed[i] ? cut : pts) += fmt::format("{:.10g} {:.10g} {:.5f}\n", data.N[i], data.loss[i], std::log10(data.C[i]));
+  if (cut.empty()) cut = "NaN NaN NaN\n";
   std::string parabolas;
   for (const auto& s : fit.slices) {
     minima += fmt::format("{:.10g} {:.10g} {:.10g} {:.5f}\n", s.N_opt, s.L_opt, s.C, std::log10(s.C));
@@ -153,15 +159,22 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
   }
   const auto [lmin, lmax] = std::minmax_element(data.loss.begin(), data.loss.end());
   const double c_lo = fit.slices.front().C, c_hi = fit.slices.back().C * 100;
-  for (double C : log_space(c_lo, c_hi, 40)) line += fmt::format("{:.10g} {:.10g} {:.10g}\n", C, fit.N_at(C), fit.D_at(C));
-  std::string pre = block("pts", pts) + block("minima", minima) + block("line", line) + block("parabolas", parabolas) +
+  for (double C : log_space(c_lo, c_hi, 40)) {
+    line += fmt::format("{:.10g} {:.10g} {:.10g}\n", C, fit.N_at(C), fit.D_at(C));
+    losses += fmt::format("{:.10g} {:.10g} {:.10g}\n", C, fit.L_at_power(C), fit.loss_law.fitted ? fit.L_at(C) : NAN);
+  }
+  std::string pre = block("pts", pts) + block("cut", cut) + block("minima", minima) + block("line", line) +
+                    block("parabolas", parabolas) + block("losses", losses) +
                     "set grid\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
                     "set cblabel 'log_{10} C (FLOPs)'\n";
+  const SaturatingLoss& law = fit.loss_law;
   std::string mp =
-      "set multiplot layout 1,2\nunset logscale\nset colorbox\nset logscale x\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key bottom left\n" +
+      "set multiplot layout 1,3\nunset logscale\nset colorbox\nset logscale x\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key bottom left\n" +
       fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin - 0.05 * (*lmax - *lmin), *lmax + 0.05 * (*lmax - *lmin)) +
       "set title 'IsoFLOP slices, their parabolas and minima'\n"
       "plot $parabolas using 1:2:3 with lines lw 1.5 lc palette notitle, $pts using 1:2:3 with points pt 7 ps 0.6 lc palette notitle, "
+      "$cut using 1:2:3 with points pt 6 ps 0.6 lc palette " +
+      std::string(fit.options.trim > 0 ? "title 'trimmed'" : "notitle") + ", "
       "$minima using 1:2 with points pt 6 ps 1.6 lw 2 lc rgb 'black' title 'parabola minimum'\n"
       "unset colorbox\nset logscale xy\nset autoscale y\nset key top left\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
       "set title " + gp_string(fmt::format("N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}{}", fit.a(), fit.b(),
@@ -170,8 +183,15 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
       "$line using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'fit', "
       "$minima using 3:($3/(6*$1)) with points pt 5 ps 1 lc rgb '#ff7f0e' title 'D_{opt} of slices', "
       "$line using 1:3 with lines lw 2 lc rgb '#ff7f0e' title 'fit'\n"
+      // The loss at the minima: the power law and, when fitted, E + A C^-gamma (which levels off at E).
+      "set logscale x\nunset logscale y\nset autoscale y\nset key top right\nset ylabel 'loss at the minimum'\n"
+      "set title " + gp_string(law.fitted ? fmt::format("L_{{opt}} = {:.3g} + {:.3g} C^{{-{:.3f}}}", law.E, law.A, law.gamma)
+                                          : std::string("L_{opt}: power law (too few slices for E + A C^{-gamma})")) + "\n"
+      "plot $minima using 3:2 with points pt 7 ps 1 lc rgb 'black' title 'L_{opt} of slices', "
+      "$losses using 1:2 with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'power law'" +
+      std::string(law.fitted ? ", $losses using 1:3 with lines lw 2 lc rgb '#d62728' title 'E + A C^{-gamma}'" : "") + "\n"
       "unset multiplot\n";
-  return write_and_run_multiplot(dir, name, 1200, 480, "IsoFLOP analysis", pre, mp);
+  return write_and_run_multiplot(dir, name, 1650, 480, "IsoFLOP analysis", pre, mp);
 }
 
 }  // namespace scalinglab::fit

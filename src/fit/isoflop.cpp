@@ -1,15 +1,18 @@
-// Approach 2: IsoFLOP slices, parabola minima, log-log regressions; the within-slice bootstrap.
+// Approach 2: IsoFLOP slices (trimmed to their near-minimum runs), parabola minima, log-log
+// regressions, the saturating law of the minimum loss; the within-slice bootstrap.
 #include "scalinglab/fit/isoflop.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/random.hpp"
+#include "scalinglab/fit/scaling_law.hpp"
 
 namespace scalinglab::fit {
 
@@ -18,6 +21,12 @@ namespace {
 std::string budget_text(double C) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", C);
+  return buf;
+}
+
+std::string percent_text(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * fraction);
   return buf;
 }
 
@@ -88,13 +97,64 @@ bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& 
   }
   s.N_opt = std::exp(x_star);
   s.D_opt = s.C / (6 * s.N_opt);
+  s.position = (x_star - s.log_N_min) / (s.log_N_max - s.log_N_min);
   s.L_opt = c[0] + c[1] * t_star + c[2] * t_star * t_star;
   return true;
 }
 
 double IsoflopFit::N_at(double C) const { return std::exp(n_opt.intercept + n_opt.slope * std::log(C)); }
 double IsoflopFit::D_at(double C) const { return std::exp(d_opt.intercept + d_opt.slope * std::log(C)); }
-double IsoflopFit::L_at(double C) const { return std::exp(l_opt.intercept + l_opt.slope * std::log(C)); }
+double IsoflopFit::L_at_power(double C) const { return std::exp(l_opt.intercept + l_opt.slope * std::log(C)); }
+double IsoflopFit::L_at(double C) const {
+  return loss_law.fitted ? loss_law.E + loss_law.A * std::exp(-loss_law.gamma * std::log(C)) : L_at_power(C);
+}
+
+std::vector<double> trim_weights(const std::vector<double>& loss, const std::vector<double>& weight, double trim) {
+  if (!(trim > 0)) return weight;
+  double lowest = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < loss.size(); ++i)
+    if (weight.empty() || weight[i] > 0) lowest = std::min(lowest, loss[i]);
+  std::vector<double> w(loss.size());
+  for (std::size_t i = 0; i < loss.size(); ++i) {
+    const double wi = weight.empty() ? 1.0 : weight[i];
+    w[i] = loss[i] > (1 + trim) * lowest ? 0.0 : wi;
+  }
+  return w;
+}
+
+SaturatingLoss fit_saturating_loss(const std::vector<IsoflopSlice>& slices) {
+  SaturatingLoss out;
+  if (slices.size() < 4) {
+    out.note = "not fitted: L_opt = E + A C^-gamma has 3 parameters and needs at least 4 slices (" +
+               std::to_string(slices.size()) + " here); the frontier's loss comes from the power law";
+    return out;
+  }
+  // C relative to the slices' geometric mean, so that log A and gamma are not nearly collinear.
+  double log_ref = 0;
+  for (const auto& s : slices) log_ref += std::log(s.C);
+  log_ref /= static_cast<double>(slices.size());
+  std::vector<double> x, L;
+  for (const auto& s : slices) {
+    x.push_back(std::exp(std::log(s.C) - log_ref));
+    L.push_back(s.L_opt);
+  }
+  const ScalingLaw& law = scaling_law("saturating");
+  FitOptions fo;
+  fo.delta = std::numeric_limits<double>::infinity();  // least squares in log space
+  fo.threads = 1;                                      // 60 tiny descents
+  try {
+    const LawFit f = fit_law(law, make_law_data(law, x, {}, L), fo);
+    out.E = f.value("E");
+    out.gamma = f.value("a");
+    out.A = std::exp(std::log(f.value("A")) + out.gamma * log_ref);
+    out.rmse = f.residuals.rmse;
+    out.fitted = std::isfinite(out.E) && std::isfinite(out.A) && std::isfinite(out.gamma);
+    if (!out.fitted) out.note = "not fitted: the fit did not reach finite parameters; the frontier's loss comes from the power law";
+  } catch (const InputError& e) {
+    out.note = std::string("not fitted: ") + e.what() + "; the frontier's loss comes from the power law";
+  }
+  return out;
+}
 
 std::vector<std::vector<std::size_t>> group_budgets(const std::vector<double>& C, double tolerance) {
   std::vector<std::size_t> order(C.size());
@@ -103,6 +163,18 @@ std::vector<std::vector<std::size_t>> group_budgets(const std::vector<double>& C
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t k = 0; k < order.size(); ++k) {
     if (groups.empty() || C[order[k]] > C[groups.back().front()] * (1 + tolerance)) groups.emplace_back();
+    groups.back().push_back(order[k]);
+  }
+  return groups;
+}
+
+std::vector<std::vector<std::size_t>> group_by_label(const std::vector<double>& labels) {
+  std::vector<std::size_t> order(labels.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return labels[a] < labels[b]; });
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (groups.empty() || labels[order[k]] != labels[groups.back().front()]) groups.emplace_back();
     groups.back().push_back(order[k]);
   }
   return groups;
@@ -118,8 +190,19 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
       if (!(v > 0) || !std::isfinite(v))
         throw InputError(where + ": " + name + " = " + std::to_string(v) + " (IsoFLOP fits need positive, finite values)");
   }
+  if (!(options.trim >= 0) || !std::isfinite(options.trim))
+    throw InputError("isoflop: trim = " + std::to_string(options.trim) + " (give a fraction >= 0, e.g. 0.05 for 5%)");
+  const bool by_label = !options.budget_labels.empty();
+  if (by_label && options.budget_labels.size() != n)
+    throw InputError("isoflop: " + std::to_string(options.budget_labels.size()) + " budget labels for " +
+                     std::to_string(n) + " runs (give one per run)");
+  for (std::size_t i = 0; by_label && i < n; ++i)
+    if (!std::isfinite(options.budget_labels[i]))
+      throw InputError((i < lines.size() ? "line " + std::to_string(lines[i]) : "point " + std::to_string(i + 1)) +
+                       ": budget label is not a finite number");
   IsoflopFit fit;
-  for (const auto& group : group_budgets(C, options.group_tolerance)) {
+  fit.options = options;
+  for (const auto& group : by_label ? group_by_label(options.budget_labels) : group_budgets(C, options.group_tolerance)) {
     IsoflopSlice s;
     double log_c = 0;
     std::vector<double> x, y, w;
@@ -132,10 +215,17 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
     }
     s.points = s.rows.size();
     s.C = std::exp(log_c / static_cast<double>(s.points));
+    w = trim_weights(y, w, options.trim);
+    for (std::size_t k = 0; k < w.size(); ++k)
+      if (w[k] == 0 && (weight.empty() || weight[group[k]] > 0)) s.trimmed_rows.push_back(group[k]);
+    s.trimmed = s.trimmed_rows.size();
     std::string why;
     if (slice_minimum(x, y, w, s, why)) {
       fit.slices.push_back(s);
     } else {
+      if (s.trimmed > 0)
+        why += " after trimming " + std::to_string(s.trimmed) + " of its " + std::to_string(s.points) +
+               " runs (loss more than " + percent_text(options.trim) + " above its lowest; loosen --trim)";
       const std::string message = "IsoFLOP slice C = " + budget_text(s.C) + " (" + std::to_string(s.points) + " runs): " + why;
       if (!options.skip_bad_slices)
         throw InputError(message + " (add runs around the minimum, or skip such slices)");
@@ -145,6 +235,15 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
   if (fit.slices.size() < 2)
     throw InputError("isoflop: " + std::to_string(fit.slices.size()) +
                      " usable slice(s); at least 2 compute budgets with interior minima are needed");
+  // Labels need not follow C; the regressions do not care, but reports read better by C.
+  std::stable_sort(fit.slices.begin(), fit.slices.end(), [](const auto& a, const auto& b) { return a.C < b.C; });
+  for (const auto& s : fit.slices)
+    if (s.off_centre())
+      fit.warnings.push_back("IsoFLOP slice C = " + budget_text(s.C) + ": the minimum, N = " + budget_text(s.N_opt) +
+                             ", lies at " + percent_text(s.position) + " of the sizes fitted (in log N, " +
+                             budget_text(std::exp(s.log_N_min)) + " to " + budget_text(std::exp(s.log_N_max)) +
+                             "): the sampling is off-centre and the parabola's minimum is an extrapolation-prone "
+                             "estimate; centre the sizes run at this budget on it");
   std::vector<double> lc, ln, ld, ll;
   for (const auto& s : fit.slices) {
     lc.push_back(std::log(s.C));
@@ -155,6 +254,22 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
   fit.n_opt = regress(lc, ln);
   fit.d_opt = regress(lc, ld);
   fit.l_opt = regress(lc, ll);
+  fit.loss_law = fit_saturating_loss(fit.slices);
+  if (fit.loss_law.fitted) {
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const auto& s : fit.slices) lowest = std::min(lowest, s.L_opt);
+    char buf[160];
+    if (fit.loss_law.E >= lowest) {
+      std::snprintf(buf, sizeof buf, "the fitted E = %.6g is at or above the lowest L_opt (%.6g)", fit.loss_law.E, lowest);
+      fit.warnings.push_back(std::string(buf) + ": L_opt = E + A C^-gamma does not describe these minima "
+                             "(an irreducible loss above a measured one); the frontier's loss from it is doubtful, compare "
+                             "the power law's");
+    }
+    if (!(fit.loss_law.gamma > 0)) {
+      std::snprintf(buf, sizeof buf, "the fitted gamma = %.6g is not positive", fit.loss_law.gamma);
+      fit.warnings.push_back(std::string(buf) + ": by the saturating law the minimum loss does not fall with compute");
+    }
+  }
   return fit;
 }
 
@@ -181,6 +296,7 @@ IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<doub
         y[k] = loss[slice.rows[k]];
       }
       for (std::size_t k = 0; k < m; ++k) w[stream.below(m)] += 1.0;
+      w = trim_weights(y, w, fit.options.trim);  // the same rule, on this resample's lowest loss
       IsoflopSlice s;
       s.C = slice.C;
       std::string why;

@@ -106,3 +106,170 @@ TEST(Isoflop, BadValuesAndSingleSliceAreErrors) {
   const Runs one = parabolas({1e18});
   EXPECT_THROW(fit_isoflop(one.C, one.N, one.loss), InputError);
 }
+
+namespace {
+
+// Exact parabolas in log N, sizes symmetric about the minimum, whose minimum loss at budget C is
+// E + A C^-gamma; every run of a slice has exactly the budget C.
+Runs saturating_slices(const std::vector<double>& budgets, double E, double A, double gamma) {
+  Runs r;
+  for (double C : budgets) {
+    const double log_opt = std::log(0.1) + 0.5 * std::log(C);
+    for (int k = 0; k < 7; ++k) {
+      const double t = -1.2 + 2.4 * k / 6.0;
+      r.C.push_back(C);
+      r.N.push_back(std::exp(log_opt + t));
+      r.loss.push_back(E + A * std::pow(C, -gamma) + 0.06 * t * t);
+    }
+  }
+  return r;
+}
+
+// A slice that is a parabola (minimum `L0` at N = N0) for |t| <= 1 and on its right beyond, but
+// whose two smallest models (t = -2, -1.5) sit 0.5 above it: they bend an untrimmed parabola.
+void bent_slice(Runs& r, double C, double N0, double L0) {
+  for (int k = 0; k < 9; ++k) {
+    const double t = -2 + 0.5 * k;
+    r.C.push_back(C);
+    r.N.push_back(N0 * std::exp(t));
+    r.loss.push_back(L0 + 0.05 * t * t + (t < -1 ? 0.5 : 0.0));
+  }
+}
+
+}  // namespace
+
+TEST(Isoflop, SaturatingLossLawRecoversExactParameters) {
+  const double E = 1.8, A = 150, gamma = 0.12;
+  const Runs r = saturating_slices({1e18, 1e19, 1e20, 1e21, 1e22}, E, A, gamma);
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss);
+  ASSERT_EQ(f.slices.size(), 5u);
+  for (const auto& s : f.slices) EXPECT_NEAR(s.L_opt, E + A * std::pow(s.C, -gamma), 1e-12);
+  ASSERT_TRUE(f.loss_law.fitted) << f.loss_law.note;
+  EXPECT_NEAR(f.loss_law.E, E, 1e-6 * E);
+  EXPECT_NEAR(f.loss_law.A, A, 1e-6 * A);
+  EXPECT_NEAR(f.loss_law.gamma, gamma, 1e-6 * gamma);
+  // L_at extrapolates with the saturating law, not the power law (which keeps falling towards 0).
+  const double C = 1e25, truth = E + A * std::pow(C, -gamma);
+  EXPECT_NEAR(f.L_at(C), truth, 1e-6 * truth);
+  EXPECT_GT(std::abs(f.L_at_power(C) - truth), 1e-3);
+  EXPECT_TRUE(f.warnings.empty());
+}
+
+TEST(Isoflop, SaturatingLossLawNeedsFourSlices) {
+  const Runs r = saturating_slices({1e18, 1e19, 1e20}, 1.8, 150, 0.12);
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss);
+  ASSERT_EQ(f.slices.size(), 3u);
+  EXPECT_FALSE(f.loss_law.fitted);
+  EXPECT_NE(f.loss_law.note.find("at least 4 slices"), std::string::npos) << f.loss_law.note;
+  EXPECT_TRUE(std::isnan(f.loss_law.E));
+  EXPECT_EQ(f.L_at(1e22), f.L_at_power(1e22));
+}
+
+TEST(Isoflop, SaturatingLossLawWarnsWhenTheMinimaDoNotSaturate) {
+  // Minimum losses that rise with compute: the fitted law cannot have gamma > 0 and E below them.
+  Runs r = saturating_slices({1e18, 1e19, 1e20, 1e21}, 1.8, 150, 0.12);
+  for (std::size_t i = 0; i < r.loss.size(); ++i) r.loss[i] += 0.4 * std::log10(r.C[i] / 1e18);
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss);
+  ASSERT_TRUE(f.loss_law.fitted);
+  bool warned = false;
+  for (const auto& w : f.warnings) warned = warned || w.find("gamma") != std::string::npos || w.find("E =") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(Isoflop, TrimKeepsTheNearMinimumRunsAndRecoversTheMinimum) {
+  Runs r;
+  bent_slice(r, 1e19, 3e8, 3.0);
+  bent_slice(r, 1e20, 1e9, 2.8);
+  const IsoflopFit plain = fit_isoflop(r.C, r.N, r.loss);
+  // Untrimmed, the two high small models push the minimum to larger N.
+  EXPECT_GT(plain.slices[0].N_opt, 3e8 * 1.05);
+  EXPECT_EQ(plain.slices[0].trimmed, 0u);
+  IsoflopOptions o;
+  o.trim = 0.02;  // keeps loss <= 1.02 x lowest: |t| <= 1 (up to 1.7% above), not t = 1.5 (3.75%)
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss, o);
+  ASSERT_EQ(f.slices.size(), 2u);
+  EXPECT_NEAR(f.slices[0].N_opt, 3e8, 1e-9 * 3e8);
+  EXPECT_NEAR(f.slices[1].N_opt, 1e9, 1e-9 * 1e9);
+  EXPECT_NEAR(f.slices[0].L_opt, 3.0, 1e-12);
+  EXPECT_EQ(f.slices[0].points, 9u);
+  EXPECT_EQ(f.slices[0].trimmed, 4u);
+  EXPECT_EQ(f.slices[0].trimmed_rows.size(), 4u);
+  EXPECT_NEAR(f.a(), std::log10(1e9 / 3e8), 1e-9);  // N_opt grows 10/3-fold per decade
+  // The bootstrap trims each resample the same way: every kept run lies on the exact parabola.
+  BootstrapOptions b;
+  b.replicates = 40;
+  const IsoflopBootstrap boot = bootstrap_isoflop(f, r.N, r.loss, b);
+  EXPECT_LT(boot.a.se, 1e-8);
+  EXPECT_NEAR(boot.a.median, f.a(), 1e-8);
+  const IsoflopBootstrap untrimmed = bootstrap_isoflop(plain, r.N, r.loss, b);
+  EXPECT_GT(untrimmed.a.se, 1e-4);
+}
+
+TEST(Isoflop, TrimLeavingTooFewRunsIsAnErrorNamingTheSlice) {
+  Runs r;
+  bent_slice(r, 1e19, 3e8, 3.0);
+  bent_slice(r, 1e20, 1e9, 2.8);
+  IsoflopOptions o;
+  o.trim = 0.001;  // keeps t = 0 only (the next, t = +-0.5, is 0.4% above)
+  try {
+    fit_isoflop(r.C, r.N, r.loss, o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("C = 1e+19"), std::string::npos) << m;
+    EXPECT_NE(m.find("after trimming 8 of its 9 runs"), std::string::npos) << m;
+  }
+  o.trim = -0.1;
+  EXPECT_THROW(fit_isoflop(r.C, r.N, r.loss, o), InputError);
+}
+
+TEST(Isoflop, OffCentreMinimumIsWarnedNamingTheSlice) {
+  Runs r = parabolas({1e18, 1e20});  // minima at 60% of the sizes run: centred enough
+  const Runs edge = parabolas({1e19}, 0.2, 2.0);  // minimum at 0.2 / 2.2 = 9% of the sizes run
+  r.C.insert(r.C.end(), edge.C.begin(), edge.C.end());
+  r.N.insert(r.N.end(), edge.N.begin(), edge.N.end());
+  r.loss.insert(r.loss.end(), edge.loss.begin(), edge.loss.end());
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss);
+  ASSERT_EQ(f.slices.size(), 3u);
+  EXPECT_NEAR(f.slices[0].position, 0.6, 1e-9);
+  EXPECT_FALSE(f.slices[0].off_centre());
+  EXPECT_NEAR(f.slices[1].position, 0.2 / 2.2, 1e-9);
+  EXPECT_TRUE(f.slices[1].off_centre());
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_NE(f.warnings[0].find("C = 1.01e+19"), std::string::npos) << f.warnings[0];
+  EXPECT_NE(f.warnings[0].find("off-centre"), std::string::npos) << f.warnings[0];
+  const Runs centred = parabolas({1e18, 1e19, 1e20});
+  EXPECT_TRUE(fit_isoflop(centred.C, centred.N, centred.loss).warnings.empty());
+}
+
+TEST(Isoflop, BudgetLabelsGroupRunsWhateverTheirActualBudget) {
+  // Two nominal budgets; within each the actual C = 6 N D wanders from 0.75x to 1.55x the nominal,
+  // far more than the 10% grouping tolerance.
+  Runs r;
+  std::vector<double> labels;
+  for (double nominal : {1e19, 1e20}) {
+    const double log_opt = std::log(0.09) + 0.47 * std::log(nominal);
+    for (int k = 0; k < 9; ++k) {
+      const double t = -1.2 + 2.4 * k / 8.0;
+      r.C.push_back(nominal * (0.75 + 0.1 * k));
+      r.N.push_back(std::exp(log_opt + t));
+      r.loss.push_back(5 * std::pow(nominal, -0.05) + 0.07 * t * t);
+      labels.push_back(nominal);
+    }
+  }
+  EXPECT_THROW(fit_isoflop(r.C, r.N, r.loss), InputError);  // by tolerance: slices of 1 or 2 runs
+  IsoflopOptions o;
+  o.budget_labels = labels;
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss, o);
+  ASSERT_EQ(f.slices.size(), 2u);
+  for (std::size_t s = 0; s < 2; ++s) {
+    const double nominal = s == 0 ? 1e19 : 1e20;
+    EXPECT_EQ(f.slices[s].points, 9u);
+    double log_c = 0;
+    for (int k = 0; k < 9; ++k) log_c += std::log(nominal * (0.75 + 0.1 * k));
+    EXPECT_NEAR(f.slices[s].C, std::exp(log_c / 9), 1e-9 * f.slices[s].C);  // still the geometric mean of actual C
+    EXPECT_NEAR(std::log(f.slices[s].N_opt), std::log(0.09) + 0.47 * std::log(nominal), 1e-9);
+  }
+  o.budget_labels.pop_back();
+  EXPECT_THROW(fit_isoflop(r.C, r.N, r.loss, o), InputError);  // one label per run
+}
