@@ -25,7 +25,10 @@ struct FitCommandOptions {
 
   fit::ColumnChoice resolved_columns() const {
     fit::ColumnChoice c = columns;
-    for (const auto& w : where) c.where.push_back(fit::parse_filter(w));
+    for (const auto& w : where) {
+      if (fit::is_condition(w)) c.conditions.push_back(w);
+      else c.where.push_back(fit::parse_filter(w));
+    }
     return c;
   }
 };
@@ -52,7 +55,19 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
   cmd->add_option("--D", o.columns.D, "column of data sizes D (tokens); derived as C / (6 N) when absent");
   cmd->add_option("--C", o.columns.C, "column of compute budgets C (FLOPs); derived as 6 N D when absent");
   cmd->add_option("--loss", o.columns.loss, "column of losses")->capture_default_str();
-  cmd->add_option("--where", o.where, "keep rows where COLUMN=VALUE (repeatable)");
+  cmd->add_option("--flops", o.columns.flops,
+                  "compute C per row as a formula of N, D (the --N and --D columns) and other columns by header "
+                  "name, e.g. '6*N*D + 12*n_layer*ctx*D' (needs --N and --D; not with --C; default: C = 6 N D)")
+      ->type_name("EXPR");
+  cmd->add_option("--where", o.where,
+                  "keep rows where COLUMN=VALUE, or where a condition holds, e.g. 'C>=1e19' or '(N>1e8)*(D<1e12)' "
+                  "(N, D, C, x, loss and columns by name; repeatable)");
+  cmd->add_option("--weight", o.columns.weight, "column of per-row weights (positive, finite)")->type_name("COL");
+  cmd->add_option("--best-of", o.columns.best_of,
+                  "column of a hyperparameter swept at each (N, D) (or x), e.g. a learning rate: keep only the "
+                  "lowest-loss row of each (N, D), after --where and before --drop-top; warns when the best value "
+                  "is the smallest or largest tried")
+      ->type_name("COL");
   cmd->add_option("--delimiter", o.delimiter, "field separator of the file: one character, or 'tab'")->capture_default_str();
   cmd->add_option("--drop-top", o.columns.drop_top, "drop the k rows with the highest losses")
       ->capture_default_str()->check(CLI::NonNegativeNumber);

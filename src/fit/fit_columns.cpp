@@ -2,48 +2,321 @@
 #include "scalinglab/fit/fit_columns.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
 
 namespace scalinglab::fit {
 
 namespace {
 
-void require_positive(const std::vector<double>& v, const std::string& name, const std::vector<int>& lines,
-                      const std::string& source) {
+// User text (column names, formulas, cells) as it may appear in a message: control characters
+// (a terminal escape, a line break that would forge a second message line) shown as \xNN, and the
+// whole cut short when very long.
+std::string shown(const std::string& text, std::size_t limit = 200) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (out.size() >= limit) {
+      out += "...";
+      break;
+    }
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// A number for a message: 4 significant digits, exponents without '+' and leading zeros (1e8,
+// 2.5e-4).
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  std::string s = buf;
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string mantissa = s.substr(0, e), exponent = s.substr(e + 1);
+  bool negative = false;
+  if (!exponent.empty() && (exponent[0] == '+' || exponent[0] == '-')) {
+    negative = exponent[0] == '-';
+    exponent.erase(0, 1);
+  }
+  while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+  return mantissa + "e" + (negative ? "-" : "") + exponent;
+}
+
+std::string where(const DataTable& t, std::size_t row) { return t.source + ":" + std::to_string(t.lines[row]); }
+
+std::string column_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "'" : ", '") + shown(n, 60) + "'";
+  return out;
+}
+
+// The column as numbers for `option`: a missing column or a bad cell is an InputError naming the
+// option, the column and the line (user text shown safely).
+std::vector<double> column(const DataTable& t, const std::string& name, const std::string& option) {
+  if (name.empty()) throw InputError(option + ": a column name is needed");
+  if (!t.has(name))
+    throw InputError(option + ": " + shown(t.source) + " has no column '" + shown(name) + "' (columns: " +
+                     column_list(t.names) + ")");
+  try {
+    return t.numbers(name);
+  } catch (const InputError& e) {
+    throw InputError(shown(e.what(), 1000) + " (" + option + ")");
+  }
+}
+
+void require_positive(const std::vector<double>& v, const std::string& name, const DataTable& t) {
   for (std::size_t i = 0; i < v.size(); ++i)
     if (!(v[i] > 0) || !std::isfinite(v[i]))
-      throw InputError(source + ":" + std::to_string(lines[i]) + ": " + name + " = " + std::to_string(v[i]) +
+      throw InputError(where(t, i) + ": " + name + " = " + std::to_string(v[i]) +
                        " (scaling laws need positive, finite values)");
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return s != "inf" && s != "pi";  // the expression language reads these as constants
+}
+
+std::string trim(const std::string& s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+// The formula's text on one line (the parser takes any white space between tokens).
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool space = std::isspace(static_cast<unsigned char>(c));
+    if (space && !out.empty() && out.back() == ' ') continue;
+    out += space ? ' ' : c;
+  }
+  return out;
+}
+
+// C per row from the --flops formula of N, D and the table's columns.
+std::vector<double> flops_per_row(const DataTable& t, const std::string& text, const std::vector<double>& N,
+                                  const std::vector<double>& D) {
+  const std::string opt = "--flops \"" + shown(text) + "\"";
+  std::optional<Expression> e;
+  try {
+    e.emplace(text);
+  } catch (const InputError& err) {
+    throw InputError("--flops: " + shown(err.what(), 1000));
+  }
+  std::vector<std::pair<std::string, std::vector<double>>> vars;
+  for (const std::string& v : e->variables()) {
+    if (v == "N" || v == "D") continue;
+    if (!t.has(v)) {
+      std::vector<std::string> unusable;
+      for (const auto& n : t.names)
+        if (!is_identifier(n)) unusable.push_back(n);
+      std::string msg = opt + ": '" + shown(v) + "' is neither N, D (the columns given as --N and --D) nor a column of " +
+                        shown(t.source) + " (columns: " + column_list(t.names) + ")";
+      msg += unusable.empty()
+                 ? ""
+                 : "; a column whose name is not an identifier (letters, digits and _, not starting with a digit) "
+                   "cannot be referenced in the formula: " + column_list(unusable) + " (rename it in the file)";
+      throw InputError(msg);
+    }
+    vars.emplace_back(v, column(t, v, opt));
+  }
+  std::vector<double> C(t.rows());
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    auto lookup = [&](const std::string& name) -> std::optional<double> {
+      if (name == "N") return N[i];
+      if (name == "D") return D[i];
+      for (const auto& [n, values] : vars)
+        if (n == name) return values[i];
+      return std::nullopt;
+    };
+    try {
+      C[i] = e->eval(lookup);
+    } catch (const InputError& err) {
+      throw InputError(where(t, i) + ": " + opt + ": " + shown(err.what(), 1000));
+    }
+    if (!(C[i] > 0) || !std::isfinite(C[i]))
+      throw InputError(where(t, i) + ": " + opt + " gives C = " + num(C[i]) + " (N = " + num(N[i]) + ", D = " +
+                       num(D[i]) + "): a FLOP count must be positive and finite");
+  }
+  return C;
+}
+
+// Best-of: the rows (indices into the filtered table, in file order) that have the lowest loss among
+// the rows with the same fit inputs; notes on sweeps that do not bracket the best value.
+std::vector<std::size_t> best_of_rows(const DataTable& t, const std::string& name, bool need_x,
+                                      const std::vector<double>& x, const std::vector<double>& N,
+                                      const std::vector<double>& D, const std::vector<double>& loss,
+                                      std::vector<std::string>& warnings) {
+  const std::vector<double> value = column(t, name, "--best-of");
+  const std::size_t n = loss.size();
+  std::map<std::pair<double, double>, std::size_t> group_of;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::pair<double, double> key = need_x ? std::make_pair(x[i], 0.0) : std::make_pair(N[i], D[i]);
+    const auto [it, inserted] = group_of.emplace(key, groups.size());
+    if (inserted) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  const std::string what = need_x ? "x" : "(N, D)";
+  const std::string col = shown(name, 60);
+  std::vector<std::size_t> keep;
+  std::size_t swept = 0, at_edge = 0, repeated = 0, multi_row = 0;
+  std::string example;
+  for (const auto& g : groups) {
+    std::size_t best = g[0];
+    for (std::size_t i : g)
+      if (loss[i] < loss[best]) best = i;  // strict: ties keep the first in file order
+    keep.push_back(best);
+    if (g.size() > 1) ++multi_row;
+    std::vector<double> tried;
+    for (std::size_t i : g) tried.push_back(value[i]);
+    std::sort(tried.begin(), tried.end());
+    if (std::adjacent_find(tried.begin(), tried.end()) != tried.end()) ++repeated;
+    if (tried.front() == tried.back()) continue;  // one value tried: no sweep to judge
+    ++swept;
+    const bool smallest = value[best] == tried.front(), largest = value[best] == tried.back();
+    if (!smallest && !largest) continue;
+    if (at_edge++ == 0)
+      example = (need_x ? "x=" + num(x[best]) : "N=" + num(N[best]) + ", D=" + num(D[best])) + ": " + col + "=" +
+                num(value[best]) + ", the " + (smallest ? "smallest" : "largest");
+  }
+  std::sort(keep.begin(), keep.end());
+  if (at_edge > 0)
+    warnings.push_back("best-of " + col + ": the best value is at the edge of the values tried for " +
+                       std::to_string(at_edge) + " of " + std::to_string(swept) + " " + what + " groups (e.g. " +
+                       example + "); the sweep does not bracket the best value there, so those losses may be " +
+                       "higher than the best reachable");
+  if (repeated > 0)
+    warnings.push_back("best-of " + col + ": in " + std::to_string(repeated) + " of " + std::to_string(groups.size()) +
+                       " " + what + " groups a value of " + col + " occurs on more than one row (repeated seeds?); " +
+                       "the lowest loss among them is kept, an optimistic pick (average repeats before fitting)");
+  if (multi_row == 0)
+    warnings.push_back("best-of " + col + ": every " + what + " occurs on one row only, so there is nothing to " +
+                       "choose between (is " + col + " swept at each " + what + "?)");
+  return keep;
 }
 
 }  // namespace
 
+namespace {
+
+// The value of an expression on each kept row of `out` (rows of `t` by file line): N, D, C, x and
+// loss are the chosen columns, any other name a column of the table.
+std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std::string& text, const std::string& option) {
+  const Expression e(text);
+  std::map<std::string, const std::vector<double>*> alias;
+  if (!out.N.empty()) alias["N"] = &out.N;
+  if (!out.D.empty()) alias["D"] = &out.D;
+  if (!out.C.empty()) alias["C"] = &out.C;
+  if (!out.x.empty()) alias["x"] = &out.x;
+  alias["loss"] = &out.loss;
+  std::map<std::string, std::vector<double>> columns;
+  for (const auto& v : e.variables())
+    if (!alias.count(v)) {
+      if (!t.has(v))
+        throw InputError(option + " \"" + shown(text) + "\": '" + shown(v) + "' is neither N, D, C, x, loss nor a column (" +
+                         column_list(t.names) + ")");
+      columns[v] = t.numbers(v);
+    }
+  std::map<int, std::size_t> row_of_line;
+  for (std::size_t r = 0; r < t.rows(); ++r) row_of_line[t.lines[r]] = r;
+  std::vector<double> values(out.loss.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::size_t r = row_of_line.at(out.lines[i]);
+    values[i] = e.eval([&](const std::string& name) -> std::optional<double> {
+      const auto a = alias.find(name);
+      if (a != alias.end()) return (*a->second)[i];
+      return columns.at(name)[r];
+    });
+  }
+  return values;
+}
+
+}  // namespace
+
+bool is_condition(const std::string& text) { return text.find_first_of("<>") != std::string::npos; }
+
 FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool need_x) {
+  if (!c.conditions.empty()) {
+    // The conditions read derived columns too: resolve the columns first, then keep the rows.
+    const DataTable filtered = c.where.empty() ? full : full.where(c.where);
+    ColumnChoice plain;
+    plain.x = c.x, plain.N = c.N, plain.D = c.D, plain.C = c.C, plain.loss = c.loss, plain.flops = c.flops;
+    const FitColumns pre = choose_columns(filtered, plain, need_x);
+    std::vector<bool> keep(pre.loss.size(), true);
+    for (const auto& cond : c.conditions) {
+      const std::vector<double> v = per_row(filtered, pre, cond, "--where");
+      for (std::size_t i = 0; i < v.size(); ++i) keep[i] = keep[i] && v[i] != 0;
+    }
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < keep.size(); ++i)
+      if (keep[i]) rows.push_back(i);
+    if (rows.empty()) throw InputError(full.source + ": no rows satisfy the --where conditions");
+    ColumnChoice rest = c;
+    rest.where.clear();
+    rest.conditions.clear();
+    FitColumns out = choose_columns(filtered.select(rows), rest, need_x);
+    out.rows_read = full.rows();
+    out.rows_filtered = rows.size();
+    return out;
+  }
   FitColumns out;
   out.rows_read = full.rows();
   const DataTable t = c.where.empty() ? full : full.where(c.where);
   out.rows_filtered = t.rows();
   if (t.rows() == 0) throw InputError(full.source + ": no rows" + (c.where.empty() ? "" : " match the filters"));
   if (c.loss.empty()) throw InputError("--loss: the loss column is needed");
-  std::vector<double> loss = t.numbers(c.loss);
+  if (c.drop_top < 0) throw InputError("--drop-top must be >= 0");
+  const std::string flops = trim(c.flops);
+  std::vector<double> loss = column(t, c.loss, "--loss");
   std::vector<double> x, N, D, C;
   if (need_x) {
+    if (!flops.empty())
+      throw InputError("--flops: this law has one input x, and the FLOP formula defines the compute C of two-input "
+                       "laws (N, D); leave --flops out");
     if (c.x.empty()) throw InputError("--x: this law has one input; name its column");
-    x = t.numbers(c.x);
+    x = column(t, c.x, "--x");
   } else {
-    const int given = !c.N.empty() + !c.D.empty() + !c.C.empty();
-    if (given < 2) throw InputError("name two of the columns --N, --D, --C (the third is derived from C = 6 N D)");
-    if (!c.N.empty()) N = t.numbers(c.N);
-    if (!c.D.empty()) D = t.numbers(c.D);
-    if (!c.C.empty()) C = t.numbers(c.C);
-    if (!c.N.empty()) require_positive(N, "N ('" + c.N + "')", t.lines, t.source);
-    if (!c.D.empty()) require_positive(D, "D ('" + c.D + "')", t.lines, t.source);
-    if (!c.C.empty()) require_positive(C, "C ('" + c.C + "')", t.lines, t.source);
+    if (!flops.empty()) {
+      if (!c.C.empty())
+        throw InputError("--flops and --C both define the compute C (a formula and the column '" + shown(c.C) +
+                         "'): give one of them");
+      if (c.N.empty() || c.D.empty())
+        throw InputError(std::string("--flops needs both --N and --D as columns (missing: ") +
+                         (c.N.empty() && c.D.empty() ? "--N, --D" : c.N.empty() ? "--N" : "--D") +
+                         "): with a general FLOP formula, N or D cannot be derived from C");
+    } else {
+      const int given = !c.N.empty() + !c.D.empty() + !c.C.empty();
+      if (given < 2) throw InputError("name two of the columns --N, --D, --C (the third is derived from C = 6 N D)");
+    }
+    if (!c.N.empty()) N = column(t, c.N, "--N");
+    if (!c.D.empty()) D = column(t, c.D, "--D");
+    if (!c.C.empty()) C = column(t, c.C, "--C");
+    if (!c.N.empty()) require_positive(N, "N ('" + shown(c.N) + "')", t);
+    if (!c.D.empty()) require_positive(D, "D ('" + shown(c.D) + "')", t);
+    if (!c.C.empty()) require_positive(C, "C ('" + shown(c.C) + "')", t);
     const std::size_t n = loss.size();
-    if (D.empty()) {
+    if (!flops.empty()) {
+      C = flops_per_row(t, flops, N, D);
+      out.flops = one_line(flops);
+      out.derived = "C = " + out.flops;
+    } else if (D.empty()) {
       D.resize(n);
       for (std::size_t i = 0; i < n; ++i) D[i] = C[i] / (6 * N[i]);
       out.derived = "D = C / (6 N)";
@@ -55,25 +328,53 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
       C.resize(n);
       for (std::size_t i = 0; i < n; ++i) C[i] = 6 * N[i] * D[i];
       out.derived = "C = 6 N D";
+      out.flops = "6*N*D";
     }
   }
-  require_positive(loss, "loss ('" + c.loss + "')", t.lines, t.source);
-  if (need_x) require_positive(x, "x ('" + c.x + "')", t.lines, t.source);
+  require_positive(loss, "loss ('" + shown(c.loss) + "')", t);
+  if (need_x) require_positive(x, "x ('" + shown(c.x) + "')", t);
+
+  std::vector<double> weight;
+  if (!c.weight.empty()) {
+    weight = column(t, c.weight, "--weight");
+    for (std::size_t i = 0; i < weight.size(); ++i) {
+      if (weight[i] == 0)
+        throw InputError(where(t, i) + ": weight ('" + shown(c.weight) + "') = 0: weights must be positive; to " +
+                         "leave rows out, remove them from the file or keep the others with --where COLUMN=VALUE");
+      if (!(weight[i] > 0) || !std::isfinite(weight[i]))
+        throw InputError(where(t, i) + ": weight ('" + shown(c.weight) + "') = " + num(weight[i]) +
+                         ": weights must be positive and finite");
+    }
+  }
+  std::vector<std::pair<std::string, std::vector<double>>> extra;
+  for (const std::string& name : c.extra) {
+    bool seen = false;
+    for (const auto& e : extra) seen = seen || e.first == name;
+    if (!seen) extra.emplace_back(name, column(t, name, "extra column"));
+  }
+
+  // Best-of, on the filtered rows: the rows still in play, in file order.
+  std::vector<std::size_t> rows(loss.size());
+  std::iota(rows.begin(), rows.end(), 0);
+  if (!c.best_of.empty()) rows = best_of_rows(t, c.best_of, need_x, x, N, D, loss, out.warnings);
+  out.best_of_dropped = loss.size() - rows.size();
 
   // Keep all rows but the drop_top highest losses (ties broken by file order), in file order.
-  if (c.drop_top < 0) throw InputError("--drop-top must be >= 0");
-  std::vector<std::size_t> order(loss.size());
+  std::vector<std::size_t> order(rows.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return loss[a] > loss[b]; });
-  const std::size_t drop = std::min<std::size_t>(static_cast<std::size_t>(c.drop_top), loss.size());
-  std::vector<bool> keep(loss.size(), true);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return loss[rows[a]] > loss[rows[b]]; });
+  const std::size_t drop = std::min<std::size_t>(static_cast<std::size_t>(c.drop_top), rows.size());
+  std::vector<bool> keep(rows.size(), true);
   for (std::size_t k = 0; k < drop; ++k) keep[order[k]] = false;
   out.dropped = drop;
-  if (drop == loss.size())
-    throw InputError("--drop-top " + std::to_string(c.drop_top) + " leaves none of the " + std::to_string(loss.size()) +
+  if (drop == rows.size())
+    throw InputError("--drop-top " + std::to_string(c.drop_top) + " leaves none of the " + std::to_string(rows.size()) +
                      " rows to fit");
-  for (std::size_t i = 0; i < loss.size(); ++i) {
-    if (!keep[i]) continue;
+  for (const auto& e : extra) out.extra[e.first];
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (!keep[k]) continue;
+    const std::size_t i = rows[k];
     out.loss.push_back(loss[i]);
     out.lines.push_back(t.lines[i]);
     if (need_x) {
@@ -83,6 +384,67 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
       out.D.push_back(D[i]);
       out.C.push_back(C[i]);
     }
+    if (!weight.empty()) out.weight.push_back(weight[i]);
+    for (const auto& e : extra) out.extra[e.first].push_back(e.second[i]);
+  }
+  if (!trim(c.holdout).empty()) {
+    const std::vector<double> v = per_row(t, out, c.holdout, "--holdout");
+    for (double h : v) out.held_out.push_back(h != 0);
+  }
+  return out;
+}
+
+namespace {
+
+// Whether every value is the same (to 1e-9 relative: a derived column may wobble in the last bit).
+bool constant(const std::vector<double>& v) {
+  if (v.size() < 2) return false;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return *hi - *lo <= 1e-9 * std::max(std::fabs(*lo), std::fabs(*hi));
+}
+
+}  // namespace
+
+std::vector<std::string> design_warnings(const FitColumns& cols, std::size_t parameters, bool two_inputs) {
+  std::vector<std::string> out;
+  const std::size_t n = cols.loss.size();
+  if (two_inputs) {
+    if (constant(cols.N))
+      out.push_back("N is " + num(cols.N[0]) + " on every row: the law's N term is not identifiable (A / N^alpha is " +
+                    "then a constant whose scale merges with E), and neither is the compute-optimal split; add " +
+                    "runs at other model sizes, or fit a one-input law in D");
+    if (constant(cols.D))
+      out.push_back("D is " + num(cols.D[0]) + " on every row: the law's D term is not identifiable (B / D^beta is " +
+                    "then a constant whose scale merges with E), and neither is the compute-optimal split; add " +
+                    "runs at other data sizes, or fit a one-input law in N");
+    if (!cols.C.empty()) {
+      // Budgets within 10% of a group's smallest share it (as IsoFLOP slices do).
+      std::vector<double> c = cols.C;
+      std::sort(c.begin(), c.end());
+      std::vector<double> budgets{c[0]};
+      for (double v : c)
+        if (v > budgets.back() * 1.1) budgets.push_back(v);
+      if (budgets.size() < 3) {
+        std::string list;
+        for (double b : budgets) list += (list.empty() ? "" : ", ") + num(b);
+        out.push_back("only " + std::to_string(budgets.size()) + " distinct compute budget" +
+                      (budgets.size() == 1 ? "" : "s") + " (C within 10% counted as one): " + list +
+                      " FLOPs; the compute-optimal frontier's exponents are not pinned down by fewer than 3 budgets; " +
+                      "add runs at other budgets");
+      }
+    }
+  } else if (constant(cols.x)) {
+    out.push_back("x is " + num(cols.x[0]) + " on every row: the law's x term is not identifiable (its scale merges " +
+                  "with the constant); add runs at other values of x");
+  }
+  if (parameters > 0) {
+    const std::string counts = "only " + std::to_string(n) + " point" + (n == 1 ? "" : "s") + " for a law with " +
+                               std::to_string(parameters) + " parameter" + (parameters == 1 ? "" : "s");
+    if (n < parameters + 1)
+      out.push_back(counts + ": the fit needs at least " + std::to_string(parameters + 1) + " and will refuse");
+    else if (n < 3 * parameters)
+      out.push_back(counts + " (fewer than 3 per parameter, " + std::to_string(3 * parameters) +
+                    "): the fit is barely determined; expect wide bootstrap intervals and a fit that follows the noise");
   }
   return out;
 }

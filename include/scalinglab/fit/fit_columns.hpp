@@ -1,7 +1,12 @@
 #pragma once
 // Choosing the columns of a table for a fit: which column is N, D, C, x and the loss; D derived
-// as C / (6 N) (or N as C / (6 D), C as 6 N D) when a column is absent; filters; dropping the k
-// highest losses (Besiroglu et al. 2024 drop the 5 highest of Chinchilla's Figure 4 data).
+// as C / (6 N) (or N as C / (6 D), C as 6 N D) when a column is absent, or C computed from a FLOP
+// formula of N, D and other columns; filters; per-row weights; keeping the best row of a
+// hyperparameter sweep per fit input (best-of); dropping the k highest losses (Besiroglu et al.
+// 2024 drop the 5 highest of Chinchilla's Figure 4 data); extra columns carried along for laws
+// that read them. The order is: filters (--where), best-of, drop-top.
+#include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,17 +19,52 @@ struct ColumnChoice {
   std::string x, N, D, C, loss = "loss";
   std::vector<std::pair<std::string, std::string>> where;  // column = value filters
   int drop_top = 0;
+  // FLOP accounting: C per row as an expression (scalinglab::Expression) of `N`, `D` (the chosen
+  // columns) and of any other column by its header name (names that are identifiers only).
+  // Empty: C is a column or 6 N D. Needs --N and --D as columns, and no --C.
+  std::string flops;
+  // Column of per-row weights (finite, > 0); empty: unweighted.
+  std::string weight;
+  // Column of a swept hyperparameter (e.g. a learning rate): among rows with identical fit
+  // inputs ((N, D), or x for one-input laws) only the lowest loss is kept (ties: first in file).
+  std::string best_of;
+  // Further numeric columns carried through, aligned with the kept rows (finite, any sign).
+  std::vector<std::string> extra;
+  // Row conditions (expressions such as "C >= 1e19" or "(N > 1e8) * (D < 1e12)"): a row is kept
+  // where every one is non-zero. Variables: N, D, C, x, loss (the chosen columns, derived ones
+  // included) and any column by its header name. Applied with the filters, before best-of.
+  std::vector<std::string> conditions;
+  // Rows held out of the fit (an expression like the conditions, e.g. "C >= 1e21"): marked in
+  // FitColumns::held_out, not removed.
+  std::string holdout;
 };
 
 struct FitColumns {
   std::vector<double> x, N, D, C, loss;  // the ones that apply (x for one-input laws)
   std::vector<int> lines;                // file line of each kept row
   std::size_t rows_read = 0, rows_filtered = 0, dropped = 0;
-  std::string derived;                   // e.g. "D = C / (6 N)"
+  std::string derived;                   // e.g. "D = C / (6 N)", "C = 6*N*D + 12*n_layer*ctx*D"
+  std::vector<double> weight;            // aligned with the kept rows; empty when not asked for
+  std::map<std::string, std::vector<double>> extra;  // ColumnChoice::extra, aligned with the kept rows
+  std::size_t best_of_dropped = 0;       // rows removed by best-of
+  std::vector<std::string> warnings;     // notes on the data (best-of sweeps not bracketing the best)
+  std::vector<bool> held_out;            // ColumnChoice::holdout per kept row (empty: none)
+  std::string flops;                     // the FLOP formula: "6*N*D" when derived by default, the
+                                         // --flops text, empty when C was a column (or one-input)
 };
 
 // `need_x`: a one-input law (x, loss); otherwise N, D and C are resolved. Throws InputError naming
 // the missing option or column, and rows with non-positive or non-finite values.
 FitColumns choose_columns(const DataTable& table, const ColumnChoice& choice, bool need_x);
+
+// Whether `text` is a row condition (has a comparison) rather than a COLUMN=VALUE filter.
+bool is_condition(const std::string& text);
+
+// Warnings (not errors) about a design that cannot pin the law down: a constant N or D in a
+// two-input fit (that term's scale merges with E), a constant x in a one-input fit, fewer than 3
+// distinct compute budgets (C grouped within 10%) in two-input data, and fewer points than
+// 3 x `parameters` (fewer than parameters + 1 is refused by the fitter). Each message names the
+// numbers. `two_inputs`: the columns are N, D, C (otherwise x).
+std::vector<std::string> design_warnings(const FitColumns& cols, std::size_t parameters, bool two_inputs);
 
 }  // namespace scalinglab::fit
