@@ -1,96 +1,146 @@
-// `scalinglab fit FILE --law L ...`: a scaling law fitted by Huber loss + L-BFGS (Approach 3),
-// with bootstrap errors.
+// `scalinglab fit FILE --law L ...`: a scaling law (by name or as an expression) fitted by Huber
+// loss or least squares of log residuals + L-BFGS from a grid of starts (Approach 3), with bootstrap
+// errors, held-out rows, cross-validation and compared laws; `scalinglab predict FIT.json ...`.
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "fit_options.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_plot.hpp"
-#include "scalinglab/fit/fit_report.hpp"
+#include "scalinglab/fit/fit_request.hpp"
+#include "scalinglab/fit/law_expression.hpp"
 
 namespace scalinglab::cli {
 
-namespace {
-
-// "alpha=0,0.5,1" -> (alpha, {0, 0.5, 1})
-std::pair<std::string, std::vector<double>> parse_grid(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw InputError("--grid '" + text + "': expected COORDINATE=v1,v2,...");
-  std::vector<double> values;
-  std::stringstream ss(text.substr(eq + 1));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    try {
-      std::size_t used = 0;
-      values.push_back(std::stod(item, &used));
-      if (item.find_first_not_of(" ", used) != std::string::npos || !std::isfinite(values.back()))
-        throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw InputError("--grid '" + text + "': '" + item + "' is not a finite number");
-    }
-  }
-  return {text.substr(0, eq), values};
-}
-
-}  // namespace
-
 void add_fit(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("fit",
-                                 "Fit a scaling law to the rows of a CSV file: Huber loss of log residuals, L-BFGS from "
-                                 "a grid of starts (Hoffmann et al. 2022, Approach 3), bootstrap standard errors.\n"
-                                 "Laws: power (y = A x^-a), saturating (y = E + A x^-a), chinchilla "
-                                 "(L = E + A/N^alpha + B/D^beta), kaplan (L = [(N_c/N)^(alpha_N/alpha_D) + D_c/D]^alpha_D).\n"
-                                 "Example: scalinglab fit data.csv --law chinchilla --N 'Model Size' --C 'Training FLOP' "
-                                 "--loss loss --drop-top 5 --json");
+  auto* cmd = app.add_subcommand(
+      "fit",
+      "Fit a scaling law to the rows of a CSV file: Huber loss or least squares of log residuals, L-BFGS from a grid "
+      "of starts (Hoffmann et al. 2022, Approach 3), bootstrap standard errors.\n"
+      "Laws by name: power (y = A x^-a), saturating (y = E + A x^-a), chinchilla (L = E + A/N^alpha + B/D^beta), "
+      "kaplan, porian (E + A C^-gamma), muennighoff (data-constrained, reads a column U of unique tokens), bnsl "
+      "(one break); or any expression: --law 'E + A/N^alpha + B/D^beta' (N, D, C, x and column names are data, every "
+      "other name a parameter).\n"
+      "Example: scalinglab fit data.csv --law chinchilla --N 'Model Size' --C 'Training FLOP' --loss loss "
+      "--drop-top 5 --holdout 'C>=1e21' --json");
   auto o = std::make_shared<FitCommandOptions>();
-  auto law_name = std::make_shared<std::string>("chinchilla");
-  auto fo = std::make_shared<fit::FitOptions>();
-  auto grid = std::make_shared<std::vector<std::string>>();
+  auto r = std::make_shared<fit::FitRequest>();
+  auto save = std::make_shared<std::string>();
   o->boot.replicates = 200;
-  cmd->add_option("--law", *law_name, "power, saturating, chinchilla or kaplan")->capture_default_str();
+  cmd->add_option("--law", r->law, "a law's name, or an expression of the data and parameters")->capture_default_str();
   add_fit_options(cmd, *o, true);
-  cmd->add_option("--delta", fo->delta, "Huber threshold on log residuals (inf: least squares)")->capture_default_str();
-  cmd->add_option("--grid", *grid,
-                  "replace the initial values of one coordinate, COORDINATE=v1,v2,... (repeatable; chinchilla's are "
-                  "log_E, log_A, log_B, alpha, beta)");
+  cmd->add_option("--compare", r->compare, "another law fitted on the same rows and compared in one table (repeatable)");
+  cmd->add_option("--bounds", r->bounds,
+                  "bounds on parameters, NAME=LOW:HIGH,... (either side may be empty). NAME=0: marks a positive scale, "
+                  "fitted as its logarithm; other bounds are enforced by L-BFGS-B");
+  cmd->add_option("--grid", r->grid,
+                  "initial values of one parameter, NAME=v1,v2,... or NAME=first:step:last, or log(NAME)=... for a "
+                  "positive scale (repeatable); replaces the law's default list");
+  cmd->add_option("--delta", r->delta,
+                  "Huber threshold on log residuals; inf: least squares (default: the law's; least squares except "
+                  "chinchilla and kaplan, fitted as Hoffmann et al. with 1e-3)");
+  cmd->add_option("--holdout", o->columns.holdout,
+                  "rows held out of the fit and scored, a condition such as 'C>=1e21' (N, D, C, x, loss, columns)");
+  cmd->add_option("--cv", r->cv, "cross-validation: leave-one-budget-out (budgets: C within 10%; x for one-input laws)")
+      ->check(CLI::IsMember({"leave-one-budget-out"}));
+  cmd->add_option("--x-min", r->x_min, "keep rows with x (two-input laws: N) at least this")->check(finite_number());
   cmd->add_option("--bootstrap-starts", o->boot.starts,
                   "each bootstrap refit starts from the optimum and this many of the best grid starts (0: all)")
       ->capture_default_str();
-  cmd->callback([&action, o, law_name, fo, grid] {
-    action = [o, law_name, fo, grid] {
-      const fit::ScalingLaw& law = fit::scaling_law(*law_name);
-      for (const auto& g : *grid) fo->grid.insert(parse_grid(g));
-      fo->threads = o->threads;
-      if (!(fo->delta > 0)) throw InputError("--delta must be positive");
+  cmd->add_option("--save", *save, "write the fit, with its bootstrap replicates, for `scalinglab predict`");
+  cmd->callback([&action, o, r, save] {
+    action = [o, r, save] {
+      if (!std::isnan(r->delta) && !(r->delta > 0)) throw InputError("--delta must be positive (inf: least squares)");
+      fit::FitRequest req = *r;
+      req.columns = o->resolved_columns();
+      req.boot = o->boot;
+      req.at = o->at;
+      req.threads = o->threads;
       const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
-      const bool one_input = law.inputs.size() == 1;
-      const fit::FitColumns cols = fit::choose_columns(table, o->resolved_columns(), one_input);
-      const fit::LawData data = fit::make_law_data(law, one_input ? cols.x : cols.N, cols.D, cols.loss, cols.lines);
-      const fit::LawFit result = fit::fit_law(law, data, *fo);
-      std::unique_ptr<fit::Bootstrap> boot;
-      if (o->boot.replicates > 0) {
-        if (!o->json) std::fprintf(stderr, "fit: %d bootstrap refits...\n", o->boot.replicates);
-        boot = std::make_unique<fit::Bootstrap>(fit::bootstrap_law_fit(result, data, *fo, o->boot));
+      const fit::FitOutcome outcome = fit::run_fit(table, req, !o->json);
+      const fit::LawOutcome& main = outcome.laws.front();
+      const auto& inputs = main.law->inputs;
+      const bool plottable = inputs.size() == 1 || (inputs.size() == 2 && inputs[0] == "N" && inputs[1] == "D");
+      if (!o->plot_dir.empty()) {
+        if (plottable) fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(), o->boot.level);
+        else std::fprintf(stderr, "fit: --plot draws laws of x or of (N, D); this law reads %zu inputs\n", inputs.size());
       }
-      if (!o->plot_dir.empty()) fit::plot_law_fit(o->plot_dir, "fit", result, cols, boot.get(), o->boot.level);
+      if (!save->empty()) {
+        std::ofstream f(*save);
+        if (!f) throw InputError("--save: cannot write " + *save);
+        f << fit::fit_outcome_saved(outcome).dump(1) << "\n";
+      }
+      const fit::FitColumns& cols = outcome.columns;
       if (o->json) {
-        nlohmann::json j = fit::law_fit_json(result, *fo, boot.get(), o->boot, o->at);
+        nlohmann::json j = fit::fit_outcome_json(outcome);
         j["file"] = o->file;
-        j["rows_read"] = cols.rows_read;
-        j["dropped"] = cols.dropped;
-        if (!cols.derived.empty()) j["derived"] = cols.derived;
         std::cout << j.dump(2) << "\n";
       } else {
         std::cout << o->file << ": " << cols.rows_read << " rows";
         if (cols.rows_filtered != cols.rows_read) std::cout << ", " << cols.rows_filtered << " after filters";
+        if (cols.best_of_dropped) std::cout << ", " << cols.best_of_dropped << " not the best of their sweep";
         if (cols.dropped) std::cout << ", " << cols.dropped << " highest losses dropped";
+        if (main.test.size()) std::cout << ", " << main.test.size() << " held out";
         if (!cols.derived.empty()) std::cout << "; " << cols.derived;
-        std::cout << "\n" << fit::law_fit_table(result, *fo, boot.get(), o->boot, o->at);
-        if (!o->plot_dir.empty()) std::cout << "figure: " << o->plot_dir << "/fit.svg\n";
+        std::cout << "\n" << fit::fit_outcome_table(outcome);
+        if (!o->plot_dir.empty() && plottable) std::cout << "figure: " << o->plot_dir << "/fit.svg\n";
+        if (!save->empty()) std::cout << "saved: " << *save << "\n";
+      }
+      return 0;
+    };
+  });
+}
+
+void add_predict(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "predict",
+      "Predict the loss of a saved fit (scalinglab fit ... --save FIT.json) at new inputs, with the bootstrap's "
+      "percentile interval.\nExample: scalinglab predict fit.json N=7e10 D=1.4e12");
+  auto file = std::make_shared<std::string>();
+  auto points = std::make_shared<std::vector<std::string>>();
+  auto level = std::make_shared<double>(0.95);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("fit", *file, "a fit saved by `scalinglab fit --save`")->required();
+  cmd->add_option("inputs", *points, "NAME=VALUE[,VALUE...] for every input of the law (lists are zipped)")->required();
+  cmd->add_option("--level", *level, "coverage of the interval")->capture_default_str()->check(CLI::Range(0.5, 0.999));
+  cmd->add_flag("--json", *json, "print JSON");
+  cmd->callback([&action, file, points, level, json] {
+    action = [file, points, level, json] {
+      std::map<std::string, std::vector<double>> inputs;
+      for (const auto& p : *points) {
+        const auto [name, values] = fit::parse_grid_option(p);
+        if (inputs.count(name)) throw InputError("predict: " + name + " given twice");
+        inputs[name] = values;
+      }
+      nlohmann::json saved;
+      try {
+        saved = nlohmann::json::parse(read_file(*file, 1ull << 30, "saved fit"));
+      } catch (const nlohmann::json::exception& e) {
+        throw InputError("predict: " + *file + " is not JSON (" + e.what() + ")");
+      }
+      const nlohmann::json p = fit::predict_saved(saved, inputs, *level);
+      if (*json) {
+        std::cout << p.dump(2) << "\n";
+        return 0;
+      }
+      std::cout << "law: " << p["law"].get<std::string>() << "\n";
+      for (const auto& row : p["predictions"]) {
+        std::string where;
+        for (const auto& [k, v] : row.items())
+          if (k.rfind("loss", 0) != 0) where += (where.empty() ? "" : ", ") + k + " = " + fmt::format("{:.4g}", v.get<double>());
+        std::cout << where << ": loss " << fmt::format("{:.5g}", row["loss"].is_null() ? NAN : row["loss"].get<double>());
+        if (row.contains("loss_lo") && !row["loss_lo"].is_null())
+          std::cout << fmt::format("  ({:.0f}% interval {:.5g} to {:.5g}, {} bootstrap refits)", 100 * *level,
+                                   row["loss_lo"].get<double>(), row["loss_hi"].get<double>(),
+                                   p["bootstrap_replicates"].get<std::size_t>());
+        std::cout << "\n";
       }
       return 0;
     };

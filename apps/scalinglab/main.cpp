@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   scalinglab::cli::add_reproduce(app, action);
   scalinglab::cli::add_claims(app, action);
   scalinglab::cli::add_fit(app, action);
+  scalinglab::cli::add_predict(app, action);
   scalinglab::cli::add_frontier(app, action);
   scalinglab::cli::add_extrapolate(app, action);
   if (argc > 1 && argv[1][0] != '-') {

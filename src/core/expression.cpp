@@ -10,14 +10,6 @@
 
 namespace scalinglab {
 
-struct Expression::Node {
-  enum Kind { Number, Variable, Unary, Binary, Call } kind;
-  double value = 0;
-  std::string name;  // variable or function name; operator for Unary/Binary
-  std::vector<std::shared_ptr<const Node>> args;
-  int depth = 1;     // of the tree below: evaluation recurses this deep
-};
-
 namespace {
 using NodeP = std::shared_ptr<const Expression::Node>;
 
@@ -222,6 +214,10 @@ void collect(const Expression::Node& n, std::vector<std::string>& out) {
   for (auto& a : n.args) collect(*a, out);
 }
 }  // namespace
+
+double Expression::call(const std::string& function, const std::vector<double>& args, const std::string& context) {
+  return scalinglab::call(context, function, args);
+}
 
 Expression::Expression(const std::string& text) : text_(text), root_(Parser(text_).parse()) {}
 

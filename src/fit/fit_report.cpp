@@ -39,7 +39,7 @@ Interval allocation_band(const ScalingLaw& law, const Bootstrap& boot, double C,
   return summarise_sample(n, level);
 }
 
-nlohmann::json law_fit_json(const LawFit& fit, const FitOptions& options, const Bootstrap* boot,
+nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions& options, const Bootstrap* boot,
                             const BootstrapOptions& bo, const std::vector<double>& budgets) {
   const ScalingLaw& law = *fit.law;
   nlohmann::json j;
@@ -49,7 +49,9 @@ nlohmann::json law_fit_json(const LawFit& fit, const FitOptions& options, const 
     put(j, law.parameters[p], fit.values[p], boot ? &boot->intervals[p] : nullptr);
   j["points"] = fit.residuals.points;
   j["objective"] = fit.objective;
-  j["huber_delta"] = number(options.delta);
+  j["huber_delta"] = number(fit.delta);  // null: least squares in log space
+  j["loss_function"] = std::isfinite(fit.delta) ? "huber" : "least_squares";
+  j["warnings"] = fit.warnings;
   j["starts"] = fit.starts;
   j["starts_at_best"] = fit.near_best;
   j["residuals"] = {{"rmse", fit.residuals.rmse}, {"mae", fit.residuals.mae},   {"max_abs", fit.residuals.max_abs},
@@ -75,13 +77,17 @@ nlohmann::json law_fit_json(const LawFit& fit, const FitOptions& options, const 
   return j;
 }
 
-std::string law_fit_table(const LawFit& fit, const FitOptions& options, const Bootstrap* boot,
+std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& options, const Bootstrap* boot,
                           const BootstrapOptions& bo, const std::vector<double>& budgets) {
   const ScalingLaw& law = *fit.law;
-  std::string out = fmt::format("{} law: {}\n", law.name, law.formula);
-  out += fmt::format("{} points; Huber loss (delta {:g}) of log residuals summed; {} L-BFGS starts, {} ended at the best; "
+  std::string out = law.name == law.formula ? fmt::format("law: {}\n", law.formula)
+                                             : fmt::format("{} law: {}\n", law.name, law.formula);
+  const std::string loss = std::isfinite(fit.delta) ? fmt::format("Huber loss (delta {:g})", fit.delta)
+                                                    : std::string("squared error");
+  out += fmt::format("{} points; {} of log residuals summed; {} L-BFGS starts, {} ended at the best; "
                      "objective {:.10g}\n",
-                     fit.residuals.points, options.delta, fit.starts, fit.near_best, fit.objective);
+                     fit.residuals.points, loss, fit.starts, fit.near_best, fit.objective);
+  for (const auto& w : fit.warnings) out += "WARNING: " + w + "\n";
   out += boot ? fmt::format("\n{:<10} {:>12} {:>12}   {:.0f}% interval ({} bootstrap refits, {:.1f} s)\n", "parameter",
                             "value", "std. error", 100 * bo.level, boot->replicates.size(), boot->seconds)
               : fmt::format("\n{:<10} {:>12}\n", "parameter", "value");
@@ -115,11 +121,23 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
   j["a_ols_se"] = number(fit.n_opt.slope_se);
   j["b_ols_se"] = number(fit.d_opt.slope_se);
   j["a_r2"] = number(fit.n_opt.r2);
+  // The loss at the minima, two ways: a power law k C^p (p is loss_exponent) and E + A C^-gamma.
   j["loss_exponent"] = number(fit.l_opt.slope);
+  j["loss_power"] = {{"formula", "L_opt = k C^p"}, {"k", number(std::exp(fit.l_opt.intercept))},
+                     {"p", number(fit.l_opt.slope)}, {"r2", number(fit.l_opt.r2)}};
+  const SaturatingLoss& law = fit.loss_law;
+  j["loss_law"] = {{"formula", "L_opt = E + A C^-gamma"}, {"fitted", law.fitted}, {"E", number(law.E)},
+                   {"A", number(law.A)}, {"gamma", number(law.gamma)}, {"log_rmse", number(law.rmse)}};
+  if (!law.note.empty()) j["loss_law"]["note"] = law.note;
+  j["grouping"] = fit.options.budget_labels.empty() ? "tolerance" : "budget column";
+  if (fit.options.budget_labels.empty()) j["group_tolerance"] = fit.options.group_tolerance;
+  j["trim"] = fit.options.trim;
   j["slices"] = nlohmann::json::array();
   for (const auto& s : fit.slices)
-    j["slices"].push_back({{"C", s.C}, {"runs", s.points}, {"N_opt", s.N_opt}, {"D_opt", s.D_opt}, {"loss_opt", s.L_opt}});
+    j["slices"].push_back({{"C", s.C}, {"runs", s.points}, {"trimmed", s.trimmed}, {"N_opt", s.N_opt}, {"D_opt", s.D_opt},
+                           {"loss_opt", s.L_opt}, {"position", s.position}, {"off_centre", s.off_centre()}});
   j["skipped"] = fit.skipped;
+  j["warnings"] = fit.warnings;
   if (boot)
     j["bootstrap"] = {{"replicates", boot->replicates}, {"failed", boot->failed}, {"slices_lost", boot->slices_lost}, {"level", bo.level},
                       {"seed", bo.seed}, {"seconds", boot->seconds}};
@@ -127,7 +145,8 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
     j["frontier"] = nlohmann::json::array();
     for (std::size_t k = 0; k < budgets.size(); ++k) {
       const double C = budgets[k];
-      nlohmann::json row = {{"C", C}, {"N_opt", fit.N_at(C)}, {"D_opt", fit.D_at(C)}, {"loss", fit.L_at(C)}};
+      nlohmann::json row = {{"C", C}, {"N_opt", fit.N_at(C)}, {"D_opt", fit.D_at(C)}, {"loss", fit.L_at(C)},
+                            {"loss_power", fit.L_at_power(C)}};
       if (boot) {
         row["N_opt_lo"] = number(boot->n_at[k].lo);
         row["N_opt_hi"] = number(boot->n_at[k].hi);
@@ -140,10 +159,16 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
 
 std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, const BootstrapOptions& bo,
                           const std::vector<double>& budgets) {
-  std::string out = "IsoFLOP analysis (Approach 2): a parabola of the loss in log N per compute budget\n\n";
-  out += fmt::format("{:>12} {:>6} {:>12} {:>12} {:>10}\n", "C", "runs", "N_opt", "D_opt", "loss_opt");
+  std::string out = "IsoFLOP analysis (Approach 2): a parabola of the loss in log N per compute budget";
+  out += fit.options.budget_labels.empty() ? "\n" : " (slices: equal values of the budget column)\n";
+  if (fit.options.trim > 0)
+    out += fmt::format("trimmed: in each slice, runs with loss above (1 + {:g}) x its lowest loss\n", fit.options.trim);
+  // "min at": where the minimum lies among the sizes fitted (0% smallest, 100% largest, log N); * off-centre.
+  out += fmt::format("\n{:>12} {:>6} {:>8} {:>12} {:>12} {:>10} {:>7}\n", "C", "runs", "trimmed", "N_opt", "D_opt",
+                     "loss_opt", "min at");
   for (const auto& s : fit.slices)
-    out += fmt::format("{:>12.4g} {:>6} {:>12.4g} {:>12.4g} {:>10.5f}\n", s.C, s.points, s.N_opt, s.D_opt, s.L_opt);
+    out += fmt::format("{:>12.4g} {:>6} {:>8} {:>12.4g} {:>12.4g} {:>10.5f} {:>6.0f}%{}\n", s.C, s.points, s.trimmed,
+                       s.N_opt, s.D_opt, s.L_opt, 100 * s.position, s.off_centre() ? " *" : "");
   for (const auto& s : fit.skipped) out += "skipped: " + s + "\n";
   auto line = [&](const char* name, const Regression& r, const Interval* iv) {
     std::string t = fmt::format("{}_opt ~ C^{:.4f} (regression s.e. {:.3g}, R^2 {:.4f})", name, r.slope, r.slope_se, r.r2);
@@ -152,6 +177,14 @@ std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, c
     return t + "\n";
   };
   out += "\n" + line("N", fit.n_opt, boot ? &boot->a : nullptr) + line("D", fit.d_opt, boot ? &boot->b : nullptr);
+  out += fmt::format("L_opt = {:.6g} C^{:.5f} (power law, R^2 {:.4f})\n", std::exp(fit.l_opt.intercept), fit.l_opt.slope,
+                     fit.l_opt.r2);
+  const SaturatingLoss& law = fit.loss_law;
+  if (law.fitted)
+    out += fmt::format("L_opt = E + A C^-gamma: E = {:.6g}, A = {:.6g}, gamma = {:.5f} (log rmse {:.3g}; used for the "
+                       "loss below)\n", law.E, law.A, law.gamma, law.rmse);
+  else
+    out += "L_opt = E + A C^-gamma: " + law.note + "\n";
   if (boot)
     out += fmt::format("({} bootstrap replicates within slices, {:.2f} s; {} resampled slices without an interior "
                        "minimum left out of their replicate, {} replicates dropped)\n",
@@ -159,9 +192,11 @@ std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, c
   for (std::size_t k = 0; k < budgets.size(); ++k) {
     const double C = budgets[k];
     out += fmt::format("  C = {:.3g}: N_opt = {:.4g}, D_opt = {:.4g}, loss {:.4f}", C, fit.N_at(C), fit.D_at(C), fit.L_at(C));
+    if (law.fitted) out += fmt::format(" (power law {:.4f})", fit.L_at_power(C));
     if (boot) out += fmt::format(" (N_opt {:.0f}%: {:.3g} to {:.3g})", 100 * bo.level, boot->n_at[k].lo, boot->n_at[k].hi);
     out += "\n";
   }
+  for (const auto& w : fit.warnings) out += "warning: " + w + "\n";
   return out;
 }
 

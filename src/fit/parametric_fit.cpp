@@ -2,11 +2,16 @@
 #include "scalinglab/fit/parametric_fit.hpp"
 
 #include <LBFGS.h>
+#include <LBFGSB.h>
+
+#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <cstdio>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
@@ -82,17 +87,62 @@ double huber_objective(const ScalingLaw& law, const LawData& data, double delta,
   return f;
 }
 
+double resolved_delta(const ScalingLaw& law, const FitOptions& options) {
+  return std::isnan(options.delta) ? law.default_delta : options.delta;
+}
+
+namespace {
+
+std::string known_names(const std::vector<std::string>& names) {
+  std::string known;
+  for (const auto& c : names) known += (known.empty() ? "" : ", ") + c;
+  return known;
+}
+
+// The coordinate a grid or bounds option names (a coordinate, a parameter, or log(parameter)),
+// and whether its values must be mapped (log: take logs; exp: take exps).
+struct Named {
+  std::size_t index;
+  enum Map { Same, Log, Exp } map;
+};
+std::optional<Named> find_coordinate(const ScalingLaw& law, const std::string& name) {
+  for (std::size_t i = 0; i < law.coordinates.size(); ++i)
+    if (law.coordinates[i] == name) return Named{i, Named::Same};
+  const bool log_form = name.rfind("log(", 0) == 0 && name.size() > 5 && name.back() == ')';
+  const std::string bare = log_form ? name.substr(4, name.size() - 5) : name;
+  for (std::size_t i = 0; i < law.coordinate_parameter.size(); ++i) {
+    if (law.coordinate_parameter[i] != bare) continue;
+    const bool lg = law.coordinate_log[i];
+    if (log_form) return Named{i, lg ? Named::Same : Named::Exp};
+    return Named{i, lg ? Named::Log : Named::Same};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<std::vector<double>> initial_grid(const ScalingLaw& law, const LawData& data, const FitOptions& options) {
   std::vector<std::vector<double>> lists = law.grid;
   for (const auto& [name, values] : options.grid) {
-    const auto it = std::find(law.coordinates.begin(), law.coordinates.end(), name);
-    if (it == law.coordinates.end()) {
-      std::string known;
-      for (const auto& c : law.coordinates) known += (known.empty() ? "" : ", ") + c;
-      throw InputError("grid: law '" + law.name + "' has no coordinate '" + name + "' (coordinates: " + known + ")");
-    }
+    const auto c = find_coordinate(law, name);
+    if (!c)
+      throw InputError("grid: law '" + law.name + "' has no coordinate or parameter '" + name + "' (coordinates: " +
+                       known_names(law.coordinates) + ")");
     if (values.empty()) throw InputError("grid: no values for '" + name + "'");
-    lists[static_cast<std::size_t>(it - law.coordinates.begin())] = values;
+    std::vector<double> mapped;
+    for (double v : values) {
+      if (c->map == Named::Log && !(v > 0))
+        throw InputError("grid: " + name + " is fitted as its logarithm; its initial values must be positive (or give log(" +
+                         name + ")=...)");
+      mapped.push_back(c->map == Named::Log ? std::log(v) : c->map == Named::Exp ? std::exp(v) : v);
+    }
+    lists[c->index] = mapped;
+  }
+  std::size_t total = 1;
+  for (const auto& list : lists) {
+    total *= list.size();
+    if (total > 10000000)
+      throw InputError("grid: more than 10 million starting points; give fewer initial values (--grid NAME=...)");
   }
   std::vector<std::vector<double>> out(1);
   for (const auto& list : lists) {
@@ -110,6 +160,37 @@ std::vector<std::vector<double>> initial_grid(const ScalingLaw& law, const LawDa
   return out;
 }
 
+void coordinate_bounds(const ScalingLaw& law, const FitOptions& options, VectorXd& lower, VectorXd& upper) {
+  const auto K = static_cast<Eigen::Index>(law.dims());
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  lower = VectorXd::Constant(K, -inf);
+  upper = VectorXd::Constant(K, inf);
+  if (!law.lower.empty()) lower = Eigen::Map<const VectorXd>(law.lower.data(), K);
+  if (!law.upper.empty()) upper = Eigen::Map<const VectorXd>(law.upper.data(), K);
+  for (const auto& [name, b] : options.bounds) {
+    const auto it = std::find(law.coordinate_parameter.begin(), law.coordinate_parameter.end(), name);
+    if (it == law.coordinate_parameter.end())
+      throw InputError("bounds: law '" + law.name + "' has no parameter '" + name + "' (parameters: " +
+                       known_names(law.coordinate_parameter) + ")");
+    const std::optional<Named> c = Named{static_cast<std::size_t>(it - law.coordinate_parameter.begin()),
+                                         law.coordinate_log[static_cast<std::size_t>(it - law.coordinate_parameter.begin())]
+                                             ? Named::Log
+                                             : Named::Same};
+    if (!(b.lo <= b.hi)) throw InputError("bounds: " + name + " has its lower bound above its upper bound");
+    const auto i = static_cast<Eigen::Index>(c->index);
+    double lo = b.lo, hi = b.hi;
+    if (c->map == Named::Log) {
+      if (b.lo < 0)
+        throw InputError("bounds: " + name + " is positive (fitted as its logarithm); its lower bound must be >= 0");
+      lo = b.lo > 0 ? std::log(b.lo) : -inf;
+      hi = std::log(b.hi);
+    }
+    lower[i] = std::max(lower[i], lo);
+    upper[i] = std::min(upper[i], hi);
+    if (!(lower[i] <= upper[i])) throw InputError("bounds: " + name + " leaves no admissible value");
+  }
+}
+
 std::vector<double> descend(const ScalingLaw& law, const LawData& data, const FitOptions& options,
                             std::vector<double> start, double& objective) {
   LBFGSpp::LBFGSParam<double> param;
@@ -120,10 +201,41 @@ std::vector<double> descend(const ScalingLaw& law, const LawData& data, const Fi
   param.max_iterations = options.max_iterations;
   param.max_linesearch = 60;
   param.linesearch = LBFGSpp::LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE;
-  LBFGSpp::LBFGSSolver<double, LBFGSpp::LineSearchNocedalWright> solver(param);
-  HuberObjective obj{law, data, options.delta, {}, {}, {}, {}, {}, {}};
+  HuberObjective obj{law, data, resolved_delta(law, options), {}, {}, {}, {}, {}, {}};
   VectorXd x = Eigen::Map<const VectorXd>(start.data(), static_cast<Eigen::Index>(start.size()));
   double fx = 0;
+  VectorXd lower, upper;
+  coordinate_bounds(law, options, lower, upper);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if ((lower.array() > -inf).any() || (upper.array() < inf).any()) {
+    // Bounded: L-BFGS-B (projected), from the start moved inside the box.
+    LBFGSpp::LBFGSBParam<double> bparam;
+    bparam.epsilon = 1e-10;
+    bparam.epsilon_rel = 1e-10;
+    bparam.past = 5;
+    bparam.delta = 1e-13;
+    bparam.max_iterations = options.max_iterations;
+    bparam.max_linesearch = 60;
+    LBFGSpp::LBFGSBSolver<double> bsolver(bparam);
+    x = x.cwiseMax(lower).cwiseMin(upper);
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const double before = obj.best_f;
+      try {
+        bsolver.minimize(obj, x, fx, lower, upper);
+        break;
+      } catch (const std::exception&) {
+        if (obj.best_x.size() == 0 || !(obj.best_f < before * (1 - 1e-12))) break;
+        x = obj.best_x;
+      }
+    }
+    if (obj.best_x.size() == 0) {
+      objective = std::numeric_limits<double>::infinity();
+      return start;
+    }
+    objective = obj.best_f;
+    return {obj.best_x.data(), obj.best_x.data() + obj.best_x.size()};
+  }
+  LBFGSpp::LBFGSSolver<double, LBFGSpp::LineSearchNocedalWright> solver(param);
   // A line search can fail near the kinks of the Huber loss (the quasi-Newton direction stops being
   // one of descent). Restarting from the best point with a fresh memory usually goes on; stop once
   // a restart no longer improves.
@@ -169,10 +281,101 @@ void require_points(const ScalingLaw& law, const LawData& data) {
 }
 }  // namespace
 
-LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
-                    const std::vector<std::vector<double>>& starts) {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// What makes a fitted optimum doubtful, in words a user can act on.
+std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::vector<double>>& starts,
+                                      const std::vector<std::vector<double>>& ends, const std::vector<double>& objective,
+                                      const LawData& data, const FitOptions& options) {
+  const ScalingLaw& law = *fit.law;
+  std::vector<std::string> out;
+  const std::size_t K = law.dims();
+  auto pname = [&](std::size_t i) { return i < law.coordinate_parameter.size() ? law.coordinate_parameter[i] : law.coordinates[i]; };
+  // Flat directions: the Gauss-Newton matrix of the log predictions, columns scaled to unit norm.
+  ArrayXd lp;
+  ArrayXXd jac;
+  law.predict(data, fit.theta.data(), lp, &jac);
+  if (data.weight.size() == jac.rows()) jac.colwise() *= data.weight.sqrt();
+  Eigen::MatrixXd J = jac.matrix();
+  for (Eigen::Index k = 0; k < J.cols(); ++k) {
+    const double norm = J.col(k).norm();
+    if (norm > 0) J.col(k) /= norm;
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(J.transpose() * J);
+  if (eig.info() == Eigen::Success && J.cols() > 1) {
+    const double largest = eig.eigenvalues().maxCoeff();
+    const double smallest = eig.eigenvalues().minCoeff();
+    if (!(smallest > 1e-10 * largest)) {
+      const Eigen::VectorXd dir = eig.eigenvectors().col(0);
+      std::string combo;
+      for (Eigen::Index k = 0; k < dir.size(); ++k)
+        if (std::fabs(dir[k]) > 0.2) combo += (combo.empty() ? "" : ", ") + pname(static_cast<std::size_t>(k));
+      out.push_back("the optimum is not unique: the data do not determine a combination of " + combo +
+                    " (the Jacobian has a flat direction, eigenvalue ratio " + num(smallest / largest) +
+                    "); fix one of them with --bounds or add data that varies the inputs");
+    }
+  }
+  // Starts that reach the best objective at different parameters.
+  std::size_t disagree = 0, worst = 0;
+  double spread = 0;
+  for (std::size_t s = 0; s < starts.size(); ++s) {
+    if (!(objective[s] <= fit.objective * (1 + 1e-6) + 1e-300)) continue;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double d = std::fabs(ends[s][k] - fit.theta[k]) / std::max(1.0, std::fabs(fit.theta[k]));
+      if (d > 1e-3) {
+        ++disagree;
+        if (d > spread) {
+          spread = d;
+          worst = k;
+        }
+        break;
+      }
+    }
+  }
+  if (disagree > 0)
+    out.push_back(std::to_string(disagree) + " start(s) reached the best objective (within 1e-6) with different " +
+                  "parameters (" + law.coordinates[worst] + " differs by " + num(spread) +
+                  " relative): the optimum is not unique");
+  // Parameters on their bounds.
+  VectorXd lower, upper;
+  coordinate_bounds(law, options, lower, upper);
+  for (std::size_t k = 0; k < K; ++k) {
+    const double x = fit.theta[k], scale = std::max(1.0, std::fabs(x));
+    const auto i = static_cast<Eigen::Index>(k);
+    if (std::fabs(x - lower[i]) <= 1e-7 * scale || std::fabs(x - upper[i]) <= 1e-7 * scale)
+      out.push_back(pname(k) + " ended on its bound (" + num(fit.values[k]) + "): the best fit may lie outside the bounds");
+  }
+  // A law that does not decrease, or a floor above the data.
+  for (std::size_t p = 0; p < law.parameters.size(); ++p) {
+    const std::string& n = law.parameters[p];
+    const double v = fit.values[p];
+    if ((n == "alpha" || n == "beta" || n == "a" || n == "gamma" || n == "alpha_N" || n == "alpha_D") && !(v > 0) &&
+        p < K)
+      out.push_back(n + " = " + num(v) + " <= 0: the fitted loss does not decrease along its input");
+    if (n == "E") {
+      const double lowest = std::exp(data.log_y.minCoeff());
+      if (v >= lowest)
+        out.push_back("E = " + num(v) + " is at or above the lowest observed loss " + num(lowest) +
+                      ": the irreducible loss is not identified by these data");
+    }
+  }
+  return out;
+}
+
+LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
+                const std::vector<std::vector<double>>& starts, bool diagnose) {
   require_points(law, data);
   if (starts.empty()) throw InputError("no starting points for the fit");
+  {
+    VectorXd lower, upper;
+    coordinate_bounds(law, options, lower, upper);  // bad bounds are reported before any descent
+  }
   std::vector<std::vector<double>> ends(starts.size());
   std::vector<double> objective(starts.size());
   parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
@@ -188,6 +391,7 @@ LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions
     throw std::runtime_error("law '" + law.name + "': no start reached a finite objective");
   fit.theta = ends[best];
   fit.objective = objective[best];
+  fit.delta = resolved_delta(law, options);
   fit.starts = starts.size();
   for (double o : objective) fit.near_best += o <= fit.objective * (1 + 1e-6) + 1e-300 ? 1 : 0;
   fit.values.resize(law.parameters.size());
@@ -195,36 +399,80 @@ LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions
   fit.residuals = residual_stats(law, data, fit.theta);
   fit.ranked_starts.reserve(order.size());
   for (std::size_t i : order) fit.ranked_starts.push_back(starts[i]);
+  if (diagnose) fit.warnings = fit_warnings(fit, starts, ends, objective, data, options);
   return fit;
+}
+
+}  // namespace
+
+LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
+                    const std::vector<std::vector<double>>& starts) {
+  return fit_from(law, data, options, starts, false);
 }
 
 LawFit fit_law(const ScalingLaw& law, const LawData& data, const FitOptions& options) {
   require_points(law, data);
-  return fit_law_from(law, data, options, initial_grid(law, data, options));
+  return fit_from(law, data, options, initial_grid(law, data, options), true);
 }
 
 LawData make_law_data(const ScalingLaw& law, const std::vector<double>& x, const std::vector<double>& D,
                       const std::vector<double>& loss, const std::vector<int>& row_numbers) {
-  const bool two = law.inputs.size() == 2;
+  std::map<std::string, std::vector<double>> columns{{law.inputs[0], x}};
+  if (law.inputs.size() == 2) columns[law.inputs[1]] = D;
+  if (law.inputs.size() > 2)
+    throw InputError("law '" + law.name + "' has " + std::to_string(law.inputs.size()) + " inputs; name its columns");
+  return law_data_from(law, columns, loss, row_numbers);
+}
+
+LawData law_data_from(const ScalingLaw& law, const std::map<std::string, std::vector<double>>& columns,
+                      const std::vector<double>& loss, const std::vector<int>& row_numbers) {
   const std::size_t n = loss.size();
-  if (x.size() != n || (two && D.size() != n)) throw InputError("columns of different lengths");
   LawData d;
-  d.u.resize(static_cast<Eigen::Index>(n));
-  d.log_y.resize(static_cast<Eigen::Index>(n));
-  if (two) d.v.resize(static_cast<Eigen::Index>(n));
-  auto check = [&](double value, const std::string& what, std::size_t i) {
+  const auto N = static_cast<Eigen::Index>(n);
+  d.log_y.resize(N);
+  auto positive_log = [&](double value, const std::string& what, std::size_t i) {
     if (!(value > 0) || !std::isfinite(value))
       throw InputError(row_name(row_numbers, i) + ": " + what + " = " + std::to_string(value) +
                        " (scaling laws need positive, finite values)");
     return std::log(value);
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto k = static_cast<Eigen::Index>(i);
-    d.u[k] = check(x[i], law.inputs[0], i);
-    if (two) d.v[k] = check(D[i], "D", i);
-    d.log_y[k] = check(loss[i], "loss", i);
+  for (std::size_t i = 0; i < n; ++i) d.log_y[static_cast<Eigen::Index>(i)] = positive_log(loss[i], "loss", i);
+  for (std::size_t k = 0; k < law.inputs.size(); ++k) {
+    const auto it = columns.find(law.inputs[k]);
+    if (it == columns.end()) throw InputError("law '" + law.name + "' reads '" + law.inputs[k] + "': no such column given");
+    if (it->second.size() != n) throw InputError("columns of different lengths");
+    Eigen::ArrayXd raw(N);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = it->second[i];
+      // Laws given as expressions may read any finite value; the built-in laws take logs.
+      if (law.prepare ? !std::isfinite(v) : !(v > 0) || !std::isfinite(v))
+        throw InputError(row_name(row_numbers, i) + ": " + law.inputs[k] + " = " + std::to_string(v) +
+                         (law.prepare ? " (not finite)" : " (scaling laws need positive, finite values)"));
+      raw[static_cast<Eigen::Index>(i)] = v;
+    }
+    if (k < 2 && (raw > 0).all()) (k == 0 ? d.u : d.v) = raw.log();
+    d.inputs.push_back(std::move(raw));
   }
+  if (law.prepare) law.prepare(d);
   return d;
+}
+
+LawData subset(const ScalingLaw& law, const LawData& data, const std::vector<std::size_t>& rows) {
+  LawData out;
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  auto pick = [&](const ArrayXd& a) {
+    ArrayXd r(a.size() == data.size() ? n : 0);
+    if (a.size() == data.size())
+      for (Eigen::Index i = 0; i < n; ++i) r[i] = a[static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)])];
+    return r;
+  };
+  out.u = pick(data.u);
+  out.v = pick(data.v);
+  out.log_y = pick(data.log_y);
+  out.weight = pick(data.weight);
+  for (const auto& in : data.inputs) out.inputs.push_back(pick(in));
+  if (law.prepare) law.prepare(out);
+  return out;
 }
 
 // ---- bootstrap ------------------------------------------------------------------------------
@@ -276,6 +524,7 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
   parallel_for(out.replicates.size(), options.threads, [&](std::size_t r, int) {
     LawData resampled = data;
     resampled.weight = resample_weights(static_cast<std::size_t>(data.size()), boot.seed, r);
+    if (data.weight.size() == data.size()) resampled.weight *= data.weight;  // counts times the user's weights
     LawFit refit = fit_law_from(law, resampled, inner, starts);
     out.replicates[r] = std::move(refit.values);
     out.thetas[r] = std::move(refit.theta);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/fit/law_expression.hpp"
 
 namespace scalinglab::fit {
 
@@ -135,24 +136,71 @@ std::vector<double> range(double lo, double hi, double step) {
   return out;
 }
 
+void describe(ScalingLaw& law, std::vector<std::string> parameters, std::vector<bool> log, double delta,
+              std::string expression) {
+  law.coordinate_parameter = std::move(parameters);
+  law.coordinate_log = std::move(log);
+  law.default_delta = delta;
+  law.expression = std::move(expression);
+}
+
+// A named law given only as an expression, with its own bounds and grid.
+ScalingLaw named_expression(const std::string& name, const std::string& formula, const std::string& text,
+                            const std::vector<std::string>& inputs, const std::string& bounds,
+                            const std::vector<std::string>& grid) {
+  ExpressionLawOptions o;
+  o.name = name;
+  o.bounds = parse_bounds(bounds);
+  for (const auto& g : grid) o.grid.insert(parse_grid_option(g));
+  ScalingLaw law = expression_law(text, inputs, o);
+  law.formula = formula;
+  return law;
+}
+
 const std::vector<ScalingLaw>& laws() {
   static const std::vector<ScalingLaw> all = [] {
+    const double huber = 1e-3, ls = std::numeric_limits<double>::infinity();
     std::vector<ScalingLaw> v;
+    // One-input laws are fitted by least squares in log space by default: with Huber delta = 1e-3
+    // their fit behaves like an absolute-error fit and its exponent depends on the loss scale.
     v.push_back({"power", "y = A x^-a", {"x"}, {"log_A", "a"},
                  {{kNaN}, {0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0}},
                  power_complete, power_predict, {"A", "a"}, power_report, false});
+    describe(v.back(), {"A", "a"}, {true, false}, ls, "A*x^-a");
     v.push_back({"saturating", "y = E + A x^-a", {"x"}, {"log_E", "log_A", "a"},
                  {{0.0, 0.25, 0.5, 0.75, 0.9, 0.99}, {kNaN}, {0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0}},
                  saturating_complete, saturating_predict, {"E", "A", "a"}, saturating_report, false});
-    // Hoffmann et al. (2022), Appendix D.2: the grid of initialisations of Approach 3.
+    describe(v.back(), {"E", "A", "a"}, {true, true, false}, ls, "E + A*x^-a");
+    // Hoffmann et al. (2022), Appendix D.2: the grid of initialisations and the Huber loss
+    // (delta = 1e-3) of Approach 3.
     v.push_back({"chinchilla", "L = E + A / N^alpha + B / D^beta", {"N", "D"},
                  {"log_E", "log_A", "log_B", "alpha", "beta"},
                  {range(-1, 1, 0.5), range(0, 25, 5), range(0, 25, 5), range(0, 2, 0.5), range(0, 2, 0.5)},
                  nullptr, chinchilla_predict, {"E", "A", "B", "alpha", "beta", "a", "b", "G"}, chinchilla_report, true});
+    describe(v.back(), {"E", "A", "B", "alpha", "beta"}, {true, true, true, false, false}, huber,
+             "E + A/N^alpha + B/D^beta");
     v.push_back({"kaplan", "L = [(N_c / N)^(alpha_N / alpha_D) + D_c / D]^alpha_D", {"N", "D"},
                  {"log_Nc", "log_Dc", "alpha_N", "alpha_D"},
                  {range(5, 35, 5), range(5, 35, 5), {0.05, 0.1, 0.2, 0.5}, {0.05, 0.1, 0.2, 0.5}},
                  nullptr, kaplan_predict, {"N_c", "D_c", "alpha_N", "alpha_D", "a", "b"}, kaplan_report, true});
+    describe(v.back(), {"N_c", "D_c", "alpha_N", "alpha_D"}, {true, true, false, false}, huber,
+             "((N_c/N)^(alpha_N/alpha_D) + D_c/D)^alpha_D");
+    // Porian et al. (2024): the loss at the compute-optimal size against compute, saturating.
+    v.push_back(named_expression("porian", "L*(C) = E + A C^-gamma", "E + A*C^-gamma", {"C"}, "E=0:,A=0:,gamma=0:3",
+                                 {"log(E)=-2:0.5:1", "log(A)=0:5:30", "gamma=0.02,0.05,0.1,0.2,0.4"}));
+    // Muennighoff et al. (2023), eq. 5 (data side): tokens repeated beyond the U unique ones are
+    // worth less, D' = U_D + U_D R*_D (1 - exp(-R_D / R*_D)), R_D = D/U_D - 1, U_D = min(U, D).
+    // The parameter side (R*_N) is left out: it needs the compute-optimal size of U tokens.
+    v.push_back(named_expression(
+        "muennighoff", "L = E + A / N^alpha + B / D'^beta, D' = U_D + U_D R_D (1 - exp(-(D/U_D - 1)/R_D))",
+        "E + A/N^alpha + B/(min(U,D) + min(U,D)*R_D*(1 - exp(-(D/min(U,D) - 1)/R_D)))^beta", {"N", "D", "U"},
+        "E=0:,A=0:,B=0:,alpha=0:2,beta=0:2,R_D=0:",
+        {"log(E)=-1:0.5:1", "log(A)=0:5:25", "log(B)=0:5:25", "alpha=0:0.5:2", "beta=0:0.5:2", "R_D=1,5,15,50"}));
+    // Caballero et al. (2023), eq. 1 with one break: y = a + b x^-c0 (1 + (x/d1)^(1/f1))^(-c1 f1).
+    v.push_back(named_expression("bnsl", "y = a + b x^-c0 (1 + (x/d1)^(1/f1))^(-c1 f1)",
+                                 "a + b*x^-c0*(1 + (x/d1)^(1/f1))^(-c1*f1)", {"x"}, "a=0:,b=0:,d1=0:,f1=0:,c0=-1:3,c1=-3:3",
+                                 {"log(a)=-3,-1,0", "log(b)=0,2,5", "c0=0,0.2,0.5", "c1=0,0.3,1", "log(d1)=2:3:20",
+                                  "log(f1)=-2,0"}));
     return v;
   }();
   return all;
@@ -175,10 +223,29 @@ std::vector<std::string> scaling_law_names() {
 }
 
 double law_log_predict(const ScalingLaw& law, const std::vector<double>& theta, double u, double v) {
+  if (law.prepare) {
+    std::vector<double> raw{std::exp(u)};
+    if (law.inputs.size() > 1) raw.push_back(std::exp(v));
+    return law_log_predict_at(law, theta, raw);
+  }
   LawData d;
   d.u = ArrayXd::Constant(1, u);
   d.v = ArrayXd::Constant(1, v);
   d.log_y = ArrayXd::Zero(1);
+  ArrayXd lp;
+  law.predict(d, theta.data(), lp, nullptr);
+  return lp[0];
+}
+
+double law_log_predict_at(const ScalingLaw& law, const std::vector<double>& theta, const std::vector<double>& inputs) {
+  if (inputs.size() != law.inputs.size())
+    throw InputError("law '" + law.name + "' has " + std::to_string(law.inputs.size()) + " input(s), got " +
+                     std::to_string(inputs.size()));
+  LawData d;
+  d.log_y = ArrayXd::Zero(1);
+  for (double x : inputs) d.inputs.push_back(ArrayXd::Constant(1, x));
+  d.u = ArrayXd::Constant(1, std::log(inputs[0]));
+  d.v = ArrayXd::Constant(1, inputs.size() > 1 ? std::log(inputs[1]) : 0.0);
   ArrayXd lp;
   law.predict(d, theta.data(), lp, nullptr);
   return lp[0];

@@ -38,8 +38,9 @@ std::vector<double> some_theta(const ScalingLaw& law) {
 
 }  // namespace
 
+// The hand-written Jacobians of the built-in laws (laws given as expressions: test_law_expression).
 TEST(ScalingLaw, JacobianMatchesFiniteDifferences) {
-  for (const auto& name : scaling_law_names()) {
+  for (const auto& name : {"power", "saturating", "chinchilla", "kaplan"}) {
     const ScalingLaw& law = scaling_law(name);
     const LawData d = random_points(law, 25, 3);
     std::vector<double> theta = some_theta(law);

@@ -26,7 +26,18 @@ class Expression {
   std::vector<std::string> variables() const;
   const std::string& text() const { return text_; }
 
-  struct Node;
+  // The parsed tree, for code that compiles an expression into something else (e.g. the
+  // forward-mode derivatives of a fitted law, fit/law_expression).
+  struct Node {
+    enum Kind { Number, Variable, Unary, Binary, Call } kind;
+    double value = 0;
+    std::string name;  // variable or function name; operator for Unary/Binary
+    std::vector<std::shared_ptr<const Node>> args;
+    int depth = 1;     // of the tree below: evaluation recurses this deep
+  };
+  const Node& root() const { return *root_; }
+  // The value of a call of a named function (as eval applies it); throws InputError.
+  static double call(const std::string& function, const std::vector<double>& args, const std::string& context);
 
  private:
   std::string text_;

@@ -14,8 +14,14 @@
 namespace scalinglab::fit {
 
 struct FitOptions {
-  double delta = 1e-3;  // Huber threshold on log residuals; infinity gives least squares
-  // Replaces the law's default list of initial values of a coordinate (name -> values).
+  // Huber threshold on log residuals; infinity gives least squares; NaN: the law's default
+  // (least squares in log space, Hoffmann et al.'s 1e-3 for chinchilla and kaplan).
+  double delta = std::numeric_limits<double>::quiet_NaN();
+  // Bounds on parameters (by reported name, in their own units); a parameter fitted as its
+  // logarithm is bounded through it.
+  std::map<std::string, Bounds> bounds;
+  // Replaces the law's default list of initial values of a coordinate (name -> values), given by
+  // coordinate ("log_A"), by parameter ("A", in its units) or as "log(A)".
   std::map<std::string, std::vector<double>> grid;
   int max_iterations = 1000;
   int threads = 0;  // 0: all hardware threads
@@ -36,11 +42,19 @@ struct LawFit {
   std::size_t starts = 0;
   std::size_t near_best = 0;  // starts that ended within 1e-6 (relative) of the best objective
   ResidualStats residuals;
+  double delta = 0;  // the Huber threshold used
+  // Why the optimum may not be what it seems: flat directions (the data do not determine some
+  // combination of parameters), starts that end at the best objective with different parameters,
+  // parameters on their bounds.
+  std::vector<std::string> warnings;
   // The starting points ordered by where they ended (best first), for refits of resamples.
   std::vector<std::vector<double>> ranked_starts;
 
   double value(const std::string& name) const;
 };
+
+// The Huber threshold a fit with these options uses.
+double resolved_delta(const ScalingLaw& law, const FitOptions& options);
 
 // The grid of starting points (cartesian product, completed from the data).
 std::vector<std::vector<double>> initial_grid(const ScalingLaw& law, const LawData& data, const FitOptions& options);
@@ -61,6 +75,14 @@ LawFit fit_law_from(const ScalingLaw& law, const LawData& data, const FitOptions
 // Builds log-space data from raw columns (x only for one-input laws), naming the first bad row.
 LawData make_law_data(const ScalingLaw& law, const std::vector<double>& x, const std::vector<double>& D,
                       const std::vector<double>& loss, const std::vector<int>& row_numbers = {});
+
+// Log-space data from named raw columns (every law input by name, e.g. {"N", ...}, {"D", ...}),
+// naming the first bad row; laws given as expressions prepare their data-only values here.
+LawData law_data_from(const ScalingLaw& law, const std::map<std::string, std::vector<double>>& columns,
+                      const std::vector<double>& loss, const std::vector<int>& row_numbers = {});
+
+// The subset of points `rows` (indices), e.g. a held-out split.
+LawData subset(const ScalingLaw& law, const LawData& data, const std::vector<std::size_t>& rows);
 
 ResidualStats residual_stats(const ScalingLaw& law, const LawData& data, const std::vector<double>& theta);
 

@@ -1,0 +1,87 @@
+#pragma once
+// One fit as a user asks for it (`scalinglab fit` and `scalinglab.fit` in Python build the same
+// request, so both give the same numbers): a law by name or as an expression, the rows, bounds
+// and initial values, held-out rows, leave-one-budget-out cross-validation, other laws to compare
+// on the same rows, the bootstrap. The outcome renders as JSON and as a table.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scalinglab/fit/data_table.hpp"
+#include "scalinglab/fit/fit_columns.hpp"
+#include "scalinglab/fit/parametric_fit.hpp"
+
+namespace scalinglab::fit {
+
+struct FitRequest {
+  std::string law = "chinchilla";     // a law's name, or an expression such as "E + A/N^alpha + B/D^beta"
+  std::vector<std::string> compare;   // further laws fitted on the same rows
+  ColumnChoice columns;
+  std::string bounds;                 // "alpha=0:2,E=0:"
+  std::vector<std::string> grid;      // "NAME=v1,v2,...", "NAME=first:step:last", "log(NAME)=..."
+  double delta = std::numeric_limits<double>::quiet_NaN();  // NaN: the law's default
+  std::string cv;                     // "" or "leave-one-budget-out"
+  BootstrapOptions boot;
+  std::vector<double> at;             // budgets for the compute-optimal allocation
+  double x_min = std::numeric_limits<double>::quiet_NaN();  // keep rows with x (two-input laws: N) >= this
+  int threads = 0;
+};
+
+// Errors of a fitted law on points it did not see (or on its own).
+struct PredictionErrors {
+  std::size_t points = 0;
+  double rel_mean = std::numeric_limits<double>::quiet_NaN();  // mean |L_hat / L - 1|
+  double rel_max = std::numeric_limits<double>::quiet_NaN();
+  double log_rmse = std::numeric_limits<double>::quiet_NaN();  // of log L_hat - log L
+  double log_mean = std::numeric_limits<double>::quiet_NaN();  // bias: > 0 predicts too high
+};
+PredictionErrors prediction_errors(const ScalingLaw& law, const std::vector<double>& theta, const LawData& data);
+
+struct CrossValidationFold {
+  double C = 0;  // the budget left out (geometric mean of its rows)
+  PredictionErrors errors;
+};
+
+// One law fitted to the request's rows.
+struct LawOutcome {
+  std::shared_ptr<const ScalingLaw> law;
+  LawData train, test;  // test: the held-out rows (empty without --holdout)
+  LawFit fit;
+  std::shared_ptr<Bootstrap> boot;
+  PredictionErrors holdout;
+  std::vector<CrossValidationFold> folds;
+  PredictionErrors cv;  // pooled over the folds
+};
+
+struct FitOutcome {
+  FitRequest request;
+  FitColumns columns;        // every kept row (train and held out)
+  FitColumns train_columns;  // the rows fitted
+  std::vector<LawOutcome> laws;  // the requested law first, then the compared ones
+  std::vector<std::string> warnings;  // about the data (design, best-of)
+};
+
+// The law a request names: a built-in or named law, or an expression whose variables that name
+// data (N, D, C, x or a column of `table`) are its inputs. `bounds` decide which parameters are
+// positive scales (fitted as logarithms).
+std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table, const std::string& bounds);
+
+// Runs the request on the table. Throws InputError for anything the user can fix.
+FitOutcome run_fit(const DataTable& table, const FitRequest& request, bool progress = false);
+
+nlohmann::json fit_outcome_json(const FitOutcome& outcome);
+std::string fit_outcome_table(const FitOutcome& outcome);
+
+// What `scalinglab predict` needs: the law, its coordinates and the bootstrap replicates.
+nlohmann::json fit_outcome_saved(const FitOutcome& outcome);
+
+// Predictions of a saved fit at points given as NAME -> values (one list per input; lists of
+// length 1 are broadcast), with the bootstrap's percentile interval at `level` when saved.
+nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::string, std::vector<double>>& inputs,
+                             double level);
+
+// A request from its JSON form (Python passes one): keys as the CLI's long options.
+FitRequest fit_request_from_json(const nlohmann::json& j);
+
+}  // namespace scalinglab::fit

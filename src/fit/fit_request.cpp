@@ -1,0 +1,489 @@
+// A fit request run end to end: law, rows, fit, bootstrap, held-out and cross-validated errors,
+// compared laws; rendered as JSON and as a table; saved for `scalinglab predict`.
+#include "scalinglab/fit/fit_request.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
+#include "scalinglab/fit/fit_report.hpp"
+#include "scalinglab/fit/isoflop.hpp"
+#include "scalinglab/fit/law_expression.hpp"
+
+namespace scalinglab::fit {
+
+using Eigen::ArrayXd;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const std::vector<std::string> kStandardInputs = {"N", "D", "C", "x"};
+
+bool identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_named_law(const std::string& text) {
+  const auto names = scaling_law_names();
+  return std::find(names.begin(), names.end(), text) != names.end();
+}
+
+// Bounds that name a variable of `text` (a compared law may not have every bounded parameter).
+std::map<std::string, Bounds> bounds_for(const std::string& text, const std::map<std::string, Bounds>& all) {
+  std::map<std::string, Bounds> out;
+  if (is_named_law(text)) {
+    const ScalingLaw& law = scaling_law(text);
+    for (const auto& [k, b] : all)
+      if (std::find(law.coordinate_parameter.begin(), law.coordinate_parameter.end(), k) != law.coordinate_parameter.end())
+        out[k] = b;
+    return out;
+  }
+  const auto vars = Expression(text).variables();
+  for (const auto& [k, b] : all)
+    if (std::find(vars.begin(), vars.end(), k) != vars.end()) out[k] = b;
+  return out;
+}
+
+// Which column plays which input of the law: the law reads x, or N/D/C, or a single other column.
+struct InputPlan {
+  bool need_x = false;
+  std::string single;  // the input that is fitted as "x" (x, or the one of N/D/C/column read alone)
+};
+
+InputPlan plan_inputs(const ScalingLaw& law, ColumnChoice& c) {
+  InputPlan p;
+  std::vector<std::string> standard, other;
+  for (const auto& in : law.inputs) {
+    if (in == "x") continue;
+    (std::find(kStandardInputs.begin(), kStandardInputs.end(), in) != kStandardInputs.end() ? standard : other).push_back(in);
+  }
+  const bool reads_x = std::find(law.inputs.begin(), law.inputs.end(), "x") != law.inputs.end();
+  if (reads_x) {
+    if (!standard.empty())
+      throw InputError("law '" + law.name + "' reads x and " + standard.front() + ": use x alone, or N, D, C");
+    p.need_x = true;
+    p.single = "x";
+  } else if (standard.size() >= 2) {
+    p.need_x = false;
+  } else if (standard.size() == 1) {
+    // A one-input law in N, D or C: its column is fitted as x.
+    p.need_x = true;
+    p.single = standard.front();
+    const std::string& column = p.single == "N" ? c.N : p.single == "D" ? c.D : c.C;
+    if (column.empty())
+      throw InputError("law '" + law.name + "' reads " + p.single + ": name its column with --" + p.single);
+    if (!c.flops.empty()) throw InputError("--flops: law '" + law.name + "' reads " + p.single + " alone; leave --flops out");
+    c.x = column;
+  } else {
+    p.need_x = true;
+    p.single = other.front();
+    c.x = other.front();
+    other.erase(other.begin());
+  }
+  for (const auto& o : other)
+    if (o != p.single && std::find(c.extra.begin(), c.extra.end(), o) == c.extra.end()) c.extra.push_back(o);
+  return p;
+}
+
+const std::vector<double>& input_values(const std::string& name, const FitColumns& cols, const InputPlan& plan,
+                                        const std::string& law) {
+  const std::vector<double>* v = nullptr;
+  if (name == plan.single || name == "x") v = &cols.x;
+  else if (name == "N") v = &cols.N;
+  else if (name == "D") v = &cols.D;
+  else if (name == "C") v = &cols.C;
+  else if (cols.extra.count(name)) v = &cols.extra.at(name);
+  if (!v || (v->empty() && !cols.loss.empty()))
+    throw InputError("law '" + law + "' reads " + name + ", which the rows of the main law do not have");
+  return *v;
+}
+
+FitColumns select_rows(const FitColumns& c, const std::vector<std::size_t>& rows) {
+  FitColumns out = c;
+  auto pick = [&](const auto& v) {
+    std::decay_t<decltype(v)> r;
+    if (v.empty()) return r;
+    for (std::size_t i : rows) r.push_back(v[i]);
+    return r;
+  };
+  out.x = pick(c.x), out.N = pick(c.N), out.D = pick(c.D), out.C = pick(c.C), out.loss = pick(c.loss);
+  out.lines = pick(c.lines);
+  out.weight = pick(c.weight);
+  out.held_out = pick(c.held_out);
+  for (auto& [k, v] : out.extra) v = pick(c.extra.at(k));
+  return out;
+}
+
+LawData law_data(const ScalingLaw& law, const FitColumns& cols, const InputPlan& plan) {
+  std::map<std::string, std::vector<double>> columns;
+  for (const auto& in : law.inputs) columns[in] = input_values(in, cols, plan, law.name);
+  LawData d = law_data_from(law, columns, cols.loss, cols.lines);
+  if (!cols.weight.empty()) d.weight = Eigen::Map<const ArrayXd>(cols.weight.data(), static_cast<Eigen::Index>(cols.weight.size()));
+  return d;
+}
+
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string("n/a"); }
+
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json errors_json(const PredictionErrors& e) {
+  return {{"points", e.points}, {"rel_mean", number(e.rel_mean)}, {"rel_max", number(e.rel_max)},
+          {"log_rmse", number(e.log_rmse)}, {"log_mean", number(e.log_mean)}};
+}
+
+std::string errors_text(const PredictionErrors& e) {
+  return fmt::format("{} points: relative error of the loss mean {} (max {}), log RMSE {}, mean log error {}", e.points,
+                     e.points ? num(e.rel_mean) : "n/a", e.points ? num(e.rel_max) : "n/a",
+                     e.points ? num(e.log_rmse) : "n/a", e.points ? num(e.log_mean) : "n/a");
+}
+
+// Whether a grid option ("alpha", "log(A)", "log_A") names a parameter or coordinate of the law.
+bool grid_applies(const std::string& law_text, const std::string& name) {
+  const bool log_form = name.rfind("log(", 0) == 0 && name.size() > 5 && name.back() == ')';
+  const std::string bare = log_form ? name.substr(4, name.size() - 5) : name;
+  if (is_named_law(law_text)) {
+    const ScalingLaw& law = scaling_law(law_text);
+    for (const auto& list : {law.coordinate_parameter, law.coordinates})
+      if (std::find(list.begin(), list.end(), bare) != list.end()) return true;
+    return false;
+  }
+  const auto vars = Expression(law_text).variables();
+  return std::find(vars.begin(), vars.end(), bare) != vars.end();
+}
+
+FitOptions fit_options(const FitRequest& r, const std::string& law_text) {
+  FitOptions fo;
+  fo.delta = r.delta;
+  fo.threads = r.threads;
+  if (!r.bounds.empty()) fo.bounds = bounds_for(law_text, parse_bounds(r.bounds));
+  for (const auto& g : r.grid) {
+    auto option = parse_grid_option(g);
+    // With compared laws, an option applies to the laws that have that parameter.
+    if (r.compare.empty() || grid_applies(law_text, option.first)) fo.grid.insert(std::move(option));
+  }
+  return fo;
+}
+
+}  // namespace
+
+PredictionErrors prediction_errors(const ScalingLaw& law, const std::vector<double>& theta, const LawData& data) {
+  PredictionErrors e;
+  e.points = static_cast<std::size_t>(data.size());
+  if (data.size() == 0) return e;
+  ArrayXd lp;
+  law.predict(data, theta.data(), lp, nullptr);
+  const ArrayXd r = lp - data.log_y;
+  const ArrayXd rel = (r.exp() - 1).abs();
+  e.rel_mean = rel.mean();
+  e.rel_max = rel.maxCoeff();
+  e.log_rmse = std::sqrt(r.square().mean());
+  e.log_mean = r.mean();
+  return e;
+}
+
+std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table, const std::string& bounds) {
+  if (is_named_law(text)) return std::shared_ptr<const ScalingLaw>(&scaling_law(text), [](const ScalingLaw*) {});
+  if (identifier(text)) scaling_law(text);  // a single word is a law's name: unknown, listing the known ones
+  std::vector<std::string> data = kStandardInputs;
+  for (const auto& n : table.names)
+    if (identifier(n) && std::find(data.begin(), data.end(), n) == data.end()) data.push_back(n);
+  ExpressionLawOptions o;
+  o.name = text;
+  if (!bounds.empty()) o.bounds = bounds_for(text, parse_bounds(bounds));
+  try {
+    return std::make_shared<const ScalingLaw>(expression_law(text, data, o));
+  } catch (const InputError& e) {
+    std::string known;
+    for (const auto& n : scaling_law_names()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError(std::string(e.what()) + " (a law is one of " + known + ", or an expression of N, D, C, x or columns)");
+  }
+}
+
+FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
+  FitOutcome out;
+  out.request = r;
+  std::vector<std::string> texts{r.law};
+  texts.insert(texts.end(), r.compare.begin(), r.compare.end());
+  if (!r.cv.empty() && r.cv != "leave-one-budget-out")
+    throw InputError("--cv '" + r.cv + "': the only scheme is leave-one-budget-out");
+  // Every bound must apply to some law.
+  if (!r.bounds.empty())
+    for (const auto& [name, b] : parse_bounds(r.bounds)) {
+      bool used = false;
+      for (const auto& t : texts) used = used || bounds_for(t, {{name, b}}).count(name);
+      if (!used) throw InputError("--bounds: no law has a parameter '" + name + "'");
+    }
+  if (!r.compare.empty())
+    for (const auto& g : r.grid) {
+      const std::string name = parse_grid_option(g).first;
+      bool used = false;
+      for (const auto& t : texts) used = used || grid_applies(t, name);
+      if (!used) throw InputError("--grid: no law has a parameter '" + name + "'");
+    }
+  std::vector<std::shared_ptr<const ScalingLaw>> laws;
+  for (const auto& t : texts) laws.push_back(resolve_law(t, table, r.bounds));
+
+  // Rows: chosen for the main law; compared laws read the same rows.
+  ColumnChoice choice = r.columns;
+  const InputPlan plan = plan_inputs(*laws.front(), choice);
+  if (!std::isnan(r.x_min)) choice.conditions.push_back(fmt::format("{} >= {:.17g}", plan.need_x ? "x" : "N", r.x_min));
+  for (std::size_t k = 1; k < laws.size(); ++k) {
+    ColumnChoice other = r.columns;
+    plan_inputs(*laws[k], other);
+    for (const auto& e : other.extra)
+      if (std::find(choice.extra.begin(), choice.extra.end(), e) == choice.extra.end()) choice.extra.push_back(e);
+  }
+  out.columns = choose_columns(table, choice, plan.need_x);
+  out.warnings = out.columns.warnings;
+  std::vector<std::size_t> train_rows, test_rows;
+  for (std::size_t i = 0; i < out.columns.loss.size(); ++i)
+    (!out.columns.held_out.empty() && out.columns.held_out[i] ? test_rows : train_rows).push_back(i);
+  if (!r.columns.holdout.empty() && test_rows.empty())
+    throw InputError("--holdout \"" + r.columns.holdout + "\" holds out no row");
+  if (train_rows.empty()) throw InputError("--holdout \"" + r.columns.holdout + "\" leaves no row to fit");
+  out.train_columns = select_rows(out.columns, train_rows);
+  const FitColumns test_columns = select_rows(out.columns, test_rows);
+  for (const auto& w : design_warnings(out.train_columns, laws.front()->dims(), !plan.need_x)) out.warnings.push_back(w);
+
+  for (std::size_t k = 0; k < laws.size(); ++k) {
+    LawOutcome lo;
+    lo.law = laws[k];
+    const ScalingLaw& law = *lo.law;
+    const FitOptions fo = fit_options(r, texts[k]);
+    lo.train = law_data(law, out.train_columns, plan);
+    if (!test_rows.empty()) lo.test = law_data(law, test_columns, plan);
+    if (progress && laws.size() > 1) std::fprintf(stderr, "fit: law %zu of %zu (%s)...\n", k + 1, laws.size(), law.name.c_str());
+    lo.fit = fit_law(law, lo.train, fo);
+    if (k == 0 && r.boot.replicates > 0) {
+      if (progress) std::fprintf(stderr, "fit: %d bootstrap refits...\n", r.boot.replicates);
+      lo.boot = std::make_shared<Bootstrap>(bootstrap_law_fit(lo.fit, lo.train, fo, r.boot));
+    }
+    if (!test_rows.empty()) lo.holdout = prediction_errors(law, lo.fit.theta, lo.test);
+    if (!r.cv.empty()) {
+      // Leave one budget out: budgets are C (or x) values within 10% of each other.
+      const std::vector<double>& key = plan.need_x ? out.train_columns.x : out.train_columns.C;
+      const auto groups = group_budgets(key, 0.1);
+      if (groups.size() < 3)
+        throw InputError("--cv leave-one-budget-out: the fitted rows have " + std::to_string(groups.size()) +
+                         " budget(s); at least 3 are needed");
+      if (progress) std::fprintf(stderr, "fit: %zu cross-validation refits...\n", groups.size());
+      // Each refit starts from the full fit's optimum and its best-ending starts, as a bootstrap refit.
+      std::vector<std::vector<double>> starts{lo.fit.theta};
+      const std::size_t s = std::min<std::size_t>(32, lo.fit.ranked_starts.size());
+      starts.insert(starts.end(), lo.fit.ranked_starts.begin(), lo.fit.ranked_starts.begin() + static_cast<std::ptrdiff_t>(s));
+      std::vector<double> pooled_r;
+      for (const auto& g : groups) {
+        std::vector<std::size_t> rest;
+        std::vector<bool> in(key.size(), false);
+        for (std::size_t i : g) in[i] = true;
+        for (std::size_t i = 0; i < key.size(); ++i)
+          if (!in[i]) rest.push_back(i);
+        const LawData tr = subset(law, lo.train, rest), te = subset(law, lo.train, g);
+        const LawFit f = fit_law_from(law, tr, fo, starts);
+        CrossValidationFold fold;
+        double lc = 0;
+        for (std::size_t i : g) lc += std::log(key[i]);
+        fold.C = std::exp(lc / static_cast<double>(g.size()));
+        fold.errors = prediction_errors(law, f.theta, te);
+        ArrayXd lp;
+        law.predict(te, f.theta.data(), lp, nullptr);
+        for (Eigen::Index i = 0; i < lp.size(); ++i) pooled_r.push_back(lp[i] - te.log_y[i]);
+        lo.folds.push_back(fold);
+      }
+      const ArrayXd rr = Eigen::Map<const ArrayXd>(pooled_r.data(), static_cast<Eigen::Index>(pooled_r.size()));
+      lo.cv.points = pooled_r.size();
+      lo.cv.rel_mean = (rr.exp() - 1).abs().mean();
+      lo.cv.rel_max = (rr.exp() - 1).abs().maxCoeff();
+      lo.cv.log_rmse = std::sqrt(rr.square().mean());
+      lo.cv.log_mean = rr.mean();
+    }
+    out.laws.push_back(std::move(lo));
+  }
+  return out;
+}
+
+nlohmann::json fit_outcome_json(const FitOutcome& o) {
+  const LawOutcome& main = o.laws.front();
+  const FitOptions fo = fit_options(o.request, o.request.law);
+  nlohmann::json j = law_fit_json(main.fit, fo, main.boot.get(), o.request.boot, o.request.at);
+  j["inputs"] = main.law->inputs;
+  j["rows_read"] = o.columns.rows_read;
+  j["rows_filtered"] = o.columns.rows_filtered;
+  j["dropped"] = o.columns.dropped;
+  j["best_of_dropped"] = o.columns.best_of_dropped;
+  j["held_out"] = main.test.size();
+  if (!o.columns.derived.empty()) j["derived"] = o.columns.derived;
+  nlohmann::json warnings = o.warnings;
+  for (const auto& w : main.fit.warnings) warnings.push_back(w);
+  if (!o.request.columns.holdout.empty()) j["holdout"] = errors_json(main.holdout);
+  if (!o.request.cv.empty()) {
+    nlohmann::json folds = nlohmann::json::array();
+    for (const auto& f : main.folds) folds.push_back({{"C", f.C}, {"errors", errors_json(f.errors)}});
+    j["cv"] = {{"scheme", o.request.cv}, {"pooled", errors_json(main.cv)}, {"folds", folds}};
+  }
+  if (o.laws.size() > 1) {
+    j["compare"] = nlohmann::json::array();
+    for (const auto& lo : o.laws) {
+      nlohmann::json row = {{"law", lo.law->name}, {"formula", lo.law->formula}, {"parameters", lo.law->dims()},
+                            {"objective", lo.fit.objective}, {"train", errors_json(prediction_errors(*lo.law, lo.fit.theta, lo.train))}};
+      for (std::size_t p = 0; p < lo.law->parameters.size(); ++p) row["values"][lo.law->parameters[p]] = number(lo.fit.values[p]);
+      if (!o.request.columns.holdout.empty()) row["holdout"] = errors_json(lo.holdout);
+      if (!o.request.cv.empty()) row["cv"] = errors_json(lo.cv);
+      row["warnings"] = lo.fit.warnings;
+      j["compare"].push_back(row);
+      if (&lo != &main)
+        for (const auto& w : lo.fit.warnings) warnings.push_back(lo.law->name + ": " + w);
+    }
+  }
+  j["warnings"] = warnings;
+  return j;
+}
+
+std::string fit_outcome_table(const FitOutcome& o) {
+  const LawOutcome& main = o.laws.front();
+  const FitOptions fo = fit_options(o.request, o.request.law);
+  std::string out;
+  for (const auto& w : o.warnings) out += "WARNING: " + w + "\n";
+  out += law_fit_table(main.fit, fo, main.boot.get(), o.request.boot, o.request.at);
+  if (!o.request.columns.holdout.empty())
+    out += fmt::format("\nheld out ({}): {}\n", o.request.columns.holdout, errors_text(main.holdout));
+  if (!o.request.cv.empty()) {
+    out += fmt::format("\ncross-validation, {} ({} folds): pooled {}\n", o.request.cv, main.folds.size(), errors_text(main.cv));
+    for (const auto& f : main.folds)
+      out += fmt::format("  C = {:<10.3g} {}\n", f.C, errors_text(f.errors));
+  }
+  if (o.laws.size() > 1) {
+    const bool ho = !o.request.columns.holdout.empty(), cv = !o.request.cv.empty();
+    out += fmt::format("\n{:<44} {:>6} {:>12} {:>12}", "law", "params", "fit logRMSE", "objective");
+    if (ho) out += fmt::format(" {:>14} {:>14}", "held-out rel.", "held logRMSE");
+    if (cv) out += fmt::format(" {:>12} {:>12}", "CV rel.", "CV logRMSE");
+    out += "\n";
+    for (const auto& lo : o.laws) {
+      std::string name = lo.law->name.size() > 44 ? lo.law->name.substr(0, 41) + "..." : lo.law->name;
+      out += fmt::format("{:<44} {:>6} {:>12} {:>12}", name, lo.law->dims(),
+                         num(prediction_errors(*lo.law, lo.fit.theta, lo.train).log_rmse), num(lo.fit.objective));
+      if (ho) out += fmt::format(" {:>14} {:>14}", num(lo.holdout.rel_mean), num(lo.holdout.log_rmse));
+      if (cv) out += fmt::format(" {:>12} {:>12}", num(lo.cv.rel_mean), num(lo.cv.log_rmse));
+      out += "\n";
+      if (&lo != &main)
+        for (const auto& w : lo.fit.warnings) out += "  WARNING (" + name + "): " + w + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json fit_outcome_saved(const FitOutcome& o) {
+  nlohmann::json j = fit_outcome_json(o);
+  const LawOutcome& main = o.laws.front();
+  nlohmann::json s = {{"law", o.request.law}, {"bounds", o.request.bounds}, {"inputs", main.law->inputs},
+                      {"coordinate_names", main.law->coordinates}, {"theta", main.fit.theta}};
+  if (main.boot) s["bootstrap_thetas"] = main.boot->thetas;
+  j["saved"] = s;
+  return j;
+}
+
+nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::string, std::vector<double>>& inputs,
+                             double level) {
+  if (!saved.contains("saved") || !saved["saved"].is_object())
+    throw InputError("predict: not a saved fit (write one with `scalinglab fit ... --save FIT.json`)");
+  const nlohmann::json& s = saved["saved"];
+  std::shared_ptr<const ScalingLaw> law;
+  const std::string text = s.at("law").get<std::string>();
+  if (is_named_law(text)) {
+    law = std::shared_ptr<const ScalingLaw>(&scaling_law(text), [](const ScalingLaw*) {});
+  } else {
+    ExpressionLawOptions o;
+    o.name = text;
+    const std::string b = s.value("bounds", "");
+    if (!b.empty()) o.bounds = bounds_for(text, parse_bounds(b));
+    law = std::make_shared<const ScalingLaw>(expression_law(text, s.at("inputs").get<std::vector<std::string>>(), o));
+  }
+  if (law->coordinates != s.at("coordinate_names").get<std::vector<std::string>>())
+    throw InputError("predict: the saved coordinates do not match law '" + text + "'");
+  const auto theta = s.at("theta").get<std::vector<double>>();
+  std::size_t n = 1;
+  for (const auto& in : law->inputs) {
+    const auto it = inputs.find(in);
+    if (it == inputs.end() || it->second.empty()) throw InputError("predict: give " + in + "=VALUE[,VALUE...] (the law reads " + in + ")");
+    if (it->second.size() > 1) {
+      if (n > 1 && it->second.size() != n) throw InputError("predict: lists of different lengths");
+      n = it->second.size();
+    }
+  }
+  for (const auto& [k, v] : inputs)
+    if (std::find(law->inputs.begin(), law->inputs.end(), k) == law->inputs.end())
+      throw InputError("predict: law '" + text + "' does not read " + k);
+  std::vector<std::vector<double>> boots;
+  if (s.contains("bootstrap_thetas")) boots = s["bootstrap_thetas"].get<std::vector<std::vector<double>>>();
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> at;
+    nlohmann::json row;
+    for (const auto& in : law->inputs) {
+      const auto& v = inputs.at(in);
+      at.push_back(v.size() == 1 ? v[0] : v[i]);
+      row[in] = at.back();
+    }
+    row["loss"] = number(std::exp(law_log_predict_at(*law, theta, at)));
+    if (!boots.empty()) {
+      std::vector<double> sample;
+      for (const auto& t : boots) sample.push_back(std::exp(law_log_predict_at(*law, t, at)));
+      const Interval iv = summarise_sample(sample, level);
+      row["loss_lo"] = number(iv.lo);
+      row["loss_hi"] = number(iv.hi);
+      row["loss_se"] = number(iv.se);
+    }
+    rows.push_back(row);
+  }
+  return {{"law", text}, {"level", level}, {"bootstrap_replicates", boots.size()}, {"predictions", rows}};
+}
+
+FitRequest fit_request_from_json(const nlohmann::json& j) {
+  static const std::set<std::string> known = {"law", "compare", "x", "N", "D", "C", "loss", "where", "drop_top", "flops",
+                                              "weight", "best_of", "holdout", "bounds", "grid", "delta", "cv", "bootstrap",
+                                              "level", "seed", "bootstrap_starts", "at", "threads", "x_min"};
+  for (const auto& [k, v] : j.items())
+    if (!known.count(k)) throw InputError("fit: unknown option '" + k + "'");
+  FitRequest r;
+  auto str = [&](const char* k, std::string& out) {
+    if (j.contains(k) && !j[k].is_null()) out = j[k].get<std::string>();
+  };
+  str("law", r.law);
+  if (j.contains("compare")) r.compare = j["compare"].get<std::vector<std::string>>();
+  str("x", r.columns.x);
+  str("N", r.columns.N);
+  str("D", r.columns.D);
+  str("C", r.columns.C);
+  str("loss", r.columns.loss);
+  str("flops", r.columns.flops);
+  str("weight", r.columns.weight);
+  str("best_of", r.columns.best_of);
+  str("holdout", r.columns.holdout);
+  str("bounds", r.bounds);
+  str("cv", r.cv);
+  if (j.contains("where"))
+    for (const auto& w : j["where"].get<std::vector<std::string>>()) {
+      if (is_condition(w)) r.columns.conditions.push_back(w);
+      else r.columns.where.push_back(parse_filter(w));
+    }
+  if (j.contains("x_min") && !j["x_min"].is_null()) r.x_min = j["x_min"].get<double>();
+  if (j.contains("drop_top")) r.columns.drop_top = j["drop_top"].get<int>();
+  if (j.contains("grid")) r.grid = j["grid"].get<std::vector<std::string>>();
+  if (j.contains("delta") && !j["delta"].is_null()) r.delta = j["delta"].get<double>();
+  if (j.contains("bootstrap")) r.boot.replicates = j["bootstrap"].get<int>();
+  if (j.contains("level")) r.boot.level = j["level"].get<double>();
+  if (j.contains("seed")) r.boot.seed = j["seed"].get<std::uint64_t>();
+  if (j.contains("bootstrap_starts")) r.boot.starts = j["bootstrap_starts"].get<int>();
+  if (j.contains("at")) r.at = j["at"].get<std::vector<double>>();
+  if (j.contains("threads")) r.threads = j["threads"].get<int>();
+  return r;
+}
+
+}  // namespace scalinglab::fit
