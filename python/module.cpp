@@ -14,6 +14,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
+#include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/lab/aggregate.hpp"
 #include "scalinglab/lab/describe.hpp"
@@ -161,9 +162,8 @@ py::list read_results_file(const std::string& path) {
 
 // The fitters take CSV text (a DataFrame's to_csv) so that column choice, derived columns, dropped
 // rows and error messages are exactly the command line's.
-fit::FitColumns fit_columns(const std::string& csv, const std::map<std::string, std::string>& columns, int drop_top,
+fit::FitColumns fit_columns(const fit::DataTable& table, const std::map<std::string, std::string>& columns, int drop_top,
                             bool need_x) {
-  const fit::DataTable table = fit::parse_csv(csv, "data");
   fit::ColumnChoice c;
   for (const auto& [k, v] : columns) {
     if (k == "x") c.x = v;
@@ -171,49 +171,55 @@ fit::FitColumns fit_columns(const std::string& csv, const std::map<std::string, 
     else if (k == "D") c.D = v;
     else if (k == "C") c.C = v;
     else if (k == "loss") c.loss = v;
+    else if (k == "weight") c.weight = v;
+    else if (k == "flops") c.flops = v;
   }
   c.drop_top = drop_top;
   return fit::choose_columns(table, c, need_x);
 }
 
-py::object fit_law_py(const std::string& csv, const std::string& law_name, const std::map<std::string, std::string>& columns,
-                      int drop_top, double delta, int bootstrap, double level, std::uint64_t seed, int starts,
-                      const std::vector<double>& at, int threads) {
-  const fit::ScalingLaw& law = fit::scaling_law(law_name);
-  const bool one = law.inputs.size() == 1;
-  const fit::FitColumns cols = fit_columns(csv, columns, drop_top, one);
-  fit::FitOptions fo;
-  fo.delta = delta;
-  fo.threads = threads;
-  const fit::LawData data = fit::make_law_data(law, one ? cols.x : cols.N, cols.D, cols.loss, cols.lines);
-  const fit::LawFit result = fit::fit_law(law, data, fo);
-  fit::BootstrapOptions bo;
-  bo.replicates = bootstrap;
-  bo.level = level;
-  bo.seed = seed;
-  bo.starts = starts;
-  std::unique_ptr<fit::Bootstrap> boot;
-  if (bootstrap > 0) boot = std::make_unique<fit::Bootstrap>(fit::bootstrap_law_fit(result, data, fo, bo));
-  nlohmann::json j = fit::law_fit_json(result, fo, boot.get(), bo, at);
-  j["dropped"] = cols.dropped;
-  return to_py(j);
+// The same request as `scalinglab fit` (fit::run_fit): the CLI and Python give the same numbers.
+py::object fit_request_py(const std::string& csv, const std::string& request) {
+  json r;
+  try {
+    r = json::parse(request);
+  } catch (const json::exception& e) {
+    throw InputError(std::string("fit: bad request (") + e.what() + ")");
+  }
+  const fit::DataTable table = fit::parse_csv(csv, "data");
+  const fit::FitOutcome outcome = fit::run_fit(table, fit::fit_request_from_json(r));
+  return to_py(fit::fit_outcome_saved(outcome));
+}
+
+py::object predict_py(const std::string& saved, const std::map<std::string, std::vector<double>>& inputs, double level) {
+  return to_py(fit::predict_saved(json::parse(saved), inputs, level));
 }
 
 py::object frontier_py(const std::string& csv, const std::map<std::string, std::string>& columns, int drop_top,
                        int bootstrap, double level, std::uint64_t seed, const std::vector<double>& at,
-                       double group_tolerance, bool skip_bad_slices, int threads) {
-  const fit::FitColumns cols = fit_columns(csv, columns, drop_top, false);
+                       double group_tolerance, bool skip_bad_slices, int threads, double trim, const std::string& budget) {
+  const fit::DataTable table = fit::parse_csv(csv, "data");
+  const fit::FitColumns cols = fit_columns(table, columns, drop_top, false);
   fit::IsoflopOptions io;
   io.group_tolerance = group_tolerance;
   io.skip_bad_slices = skip_bad_slices;
-  const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, io, cols.lines);
+  if (!(trim >= 0) || trim >= 1) throw InputError("trim: a fraction in [0, 1), e.g. 0.05 for 5%");
+  io.trim = trim;
+  if (!budget.empty()) {
+    std::map<int, std::size_t> row_of_line;
+    for (std::size_t r = 0; r < table.lines.size(); ++r) row_of_line[table.lines[r]] = r;
+    std::vector<std::size_t> rows;
+    for (const int line : cols.lines) rows.push_back(row_of_line.at(line));
+    io.budget_labels = table.select(rows).numbers(budget);
+  }
+  const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, io, cols.lines, cols.weight);
   fit::BootstrapOptions bo;
   bo.replicates = bootstrap;
   bo.level = level;
   bo.seed = seed;
   std::unique_ptr<fit::IsoflopBootstrap> boot;
   if (bootstrap > 0)
-    boot = std::make_unique<fit::IsoflopBootstrap>(fit::bootstrap_isoflop(result, cols.N, cols.loss, bo, at, threads));
+    boot = std::make_unique<fit::IsoflopBootstrap>(fit::bootstrap_isoflop(result, cols.N, cols.loss, bo, at, threads, cols.weight));
   return to_py(fit::isoflop_json(result, boot.get(), bo, at));
 }
 
@@ -258,8 +264,8 @@ PYBIND11_MODULE(_scalinglab, mod) {
     const Limits l = limits();
     return py::dict("max_points"_a = l.max_points, "max_tasks"_a = l.max_tasks, "max_memory"_a = l.memory_bytes());
   });
-  mod.def("fit_law", &fit_law_py, "csv"_a, "law"_a, "columns"_a, "drop_top"_a, "delta"_a, "bootstrap"_a, "level"_a,
-          "seed"_a, "starts"_a, "at"_a, "threads"_a);
+  mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a);
+  mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a);
   mod.def("frontier_isoflop", &frontier_py, "csv"_a, "columns"_a, "drop_top"_a, "bootstrap"_a, "level"_a, "seed"_a,
-          "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a);
+          "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a, "trim"_a, "budget"_a);
 }

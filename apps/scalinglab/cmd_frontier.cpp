@@ -96,11 +96,12 @@ void add_frontier(CLI::App& app, Action& action) {
       if (*method == "isoflop") {
         if (!trim->empty()) iso->trim = parse_trim(*trim);
         if (!budget->empty()) iso->budget_labels = budget_labels(table, cols, *budget);
-        const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, *iso, cols.lines);
+        for (const auto& w : cols.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+        const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, *iso, cols.lines, cols.weight);
         std::unique_ptr<fit::IsoflopBootstrap> boot;
         if (o->boot.replicates > 0)
           boot = std::make_unique<fit::IsoflopBootstrap>(
-              fit::bootstrap_isoflop(result, cols.N, cols.loss, o->boot, o->at, o->threads));
+              fit::bootstrap_isoflop(result, cols.N, cols.loss, o->boot, o->at, o->threads, cols.weight));
         if (!o->plot_dir.empty()) fit::plot_isoflop(o->plot_dir, "frontier", result, cols, boot.get(), o->boot.level);
         if (o->json) {
           nlohmann::json j = fit::isoflop_json(result, boot.get(), o->boot, o->at);
@@ -114,7 +115,10 @@ void add_frontier(CLI::App& app, Action& action) {
         const fit::ScalingLaw& law = fit::scaling_law("chinchilla");
         fit::FitOptions fo;
         fo.threads = o->threads;
-        const fit::LawData data = fit::make_law_data(law, cols.N, cols.D, cols.loss, cols.lines);
+        fit::LawData data = fit::make_law_data(law, cols.N, cols.D, cols.loss, cols.lines);
+        if (!cols.weight.empty()) data.weight = Eigen::Map<const Eigen::ArrayXd>(cols.weight.data(), static_cast<Eigen::Index>(cols.weight.size()));
+        for (const auto& w : cols.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+        for (const auto& w : fit::design_warnings(cols, law.dims(), true)) std::fprintf(stderr, "warning: %s\n", w.c_str());
         const fit::LawFit result = fit::fit_law(law, data, fo);
         std::unique_ptr<fit::Bootstrap> boot;
         if (o->boot.replicates > 0) {

@@ -18,6 +18,7 @@ See docs/python.md for the full guide.
 
 import math
 import numbers
+import json
 import os
 
 import numpy as np
@@ -26,7 +27,7 @@ from . import _scalinglab as _core
 
 __all__ = [
     "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "to_pandas",
-    "load_results", "fit", "frontier", "limits", "set_limits",
+    "load_results", "fit", "predict", "frontier", "limits", "set_limits",
 ]
 
 _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
@@ -235,25 +236,119 @@ def _columns(x, N, D, C, loss):
     return {k: v for k, v in {"x": x, "N": N, "D": D, "C": C, "loss": loss}.items() if v}
 
 
-def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", drop_top=0, delta=1e-3,
-        bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0):
-    """Fits a scaling law (Huber loss of log residuals, L-BFGS from a grid of starts; Hoffmann et al.
-    2022, Approach 3) to `data` (a DataFrame, a dict of columns or a CSV path), as `scalinglab fit`.
+# CLI option -> keyword, for messages about a Python call.
+_KEYWORDS = {"--x-min": "x_min=", "--drop-top": "drop_top=", "--best-of": "best_of=", "--bootstrap-starts":
+             "bootstrap_starts=", "--group-tolerance": "group_tolerance=", "--skip-bad-slices": "skip_bad_slices="}
 
-    law: "power" (x), "saturating" (x), "chinchilla" or "kaplan" (two of N, D, C; D = C / (6 N) and
-    so on when absent). Returns a dict with every parameter, its bootstrap standard error (NAME_se)
-    and percentile interval (NAME_lo, NAME_hi), the residual statistics and, for the budgets `at`,
-    the compute-optimal allocation."""
-    return _core.fit_law(_csv_text(data), law, _columns(x, N, D, C, loss), int(drop_top), float(delta),
-                         int(bootstrap), float(level), int(seed), int(bootstrap_starts), [float(c) for c in at],
-                         int(threads))
+
+def _python_terms(message, data):
+    """A fitter's message in the caller's terms: keyword arguments instead of command-line options,
+    DataFrame rows instead of lines of the CSV text the data was passed as."""
+    import re
+
+    def option(m):
+        name = m.group(0)
+        return _KEYWORDS.get(name, name[2:].replace("-", "_") + "=")
+    message = re.sub(r"--[a-z][a-z-]*", option, message)
+    index = getattr(data, "index", None)
+
+    def row(m):
+        line = int(m.group(1))  # line 1 is the header
+        if index is not None and 0 <= line - 2 < len(index):
+            return f"row {index[line - 2]!r}"
+        return f"row {line - 2}"
+    if not isinstance(data, (str, os.PathLike)):
+        message = re.sub(r"\bdata:(\d+)", row, message)
+        message = re.sub(r"\bline (\d+)", row, message)
+    return message
+
+
+def _call(data, f, *args):
+    try:
+        return f(*args)
+    except ValueError as e:
+        raise ValueError(_python_terms(str(e), data)) from None
+
+
+def _where_list(where):
+    if where is None:
+        return []
+    if isinstance(where, str):
+        return [where]
+    if isinstance(where, dict):
+        return [f"{k}={v}" for k, v in where.items()]
+    return [str(w) for w in where]
+
+
+def _bounds_text(bounds):
+    if bounds is None or isinstance(bounds, str):
+        return bounds or ""
+    def side(v):
+        return "" if v is None or v in (float("inf"), float("-inf")) else format(float(v), ".17g")
+    return ",".join(f"{k}={side(lo)}:{side(hi)}" for k, (lo, hi) in bounds.items())
+
+
+def _grid_list(grid):
+    if grid is None:
+        return []
+    if isinstance(grid, dict):
+        return [f"{k}=" + ",".join(repr(float(v)) for v in vs) for k, vs in grid.items()]
+    return [str(g) for g in grid]
+
+
+def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", where=None, x_min=None,
+        drop_top=0, flops=None, weight=None, best_of=None, holdout=None, cv=None, compare=(), bounds=None,
+        grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0):
+    """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
+    `scalinglab fit` does (same request, same numbers).
+
+    law: a name ("power", "saturating" (x); "chinchilla", "kaplan", "muennighoff" (two of N, D, C);
+    "porian" (C); "bnsl" (x)) or an expression such as "E + A/N^alpha + B/D^beta": names of data
+    (N, D, C, x and column names) are inputs, every other name a parameter.
+    where: a condition "C >= 1e19", a list of them, or {column: value} equalities; x_min keeps rows
+    with x (two-input laws: N) >= x_min. flops: C as a formula ("6*N*D"); weight, best_of: column
+    names. holdout: a condition selecting rows held out and scored; cv="leave-one-budget-out";
+    compare: further laws fitted on the same rows. bounds: {"alpha": (0, 2), "E": (0, None)} or
+    "alpha=0:2,E=0:" (a parameter bounded (0, None) is fitted as its logarithm); grid: {"alpha":
+    [0.2, 0.5]} or ["log(A)=0:5:25"]; delta: Huber threshold (None: the law's default, least
+    squares in log space except chinchilla and kaplan).
+
+    Returns a dict: every parameter with its bootstrap standard error (NAME_se) and percentile
+    interval (NAME_lo, NAME_hi), residuals, warnings, held-out and cross-validation errors, the
+    compared laws, and "saved" (what predict() needs)."""
+    request = {"law": law, "compare": list(compare), "N": N, "D": D, "C": C, "x": x, "loss": loss,
+               "where": _where_list(where), "drop_top": int(drop_top), "flops": flops, "weight": weight,
+               "best_of": best_of, "holdout": holdout, "cv": cv, "bounds": _bounds_text(bounds),
+               "grid": _grid_list(grid), "delta": None if delta is None else float(delta),
+               "bootstrap": int(bootstrap), "level": float(level), "seed": int(seed),
+               "bootstrap_starts": int(bootstrap_starts), "at": [float(c) for c in at], "threads": int(threads),
+               "x_min": None if x_min is None else float(x_min)}
+    return _call(data, _core.fit_request, _csv_text(data), json.dumps(request))
+
+
+def predict(fit_result, level=0.95, **inputs):
+    """Predicted loss of a fit (the dict fit() returns, or a file written by `scalinglab fit --save`)
+    at inputs given as keywords (N=7e10, D=1.4e12; lists are zipped), with the bootstrap's
+    percentile interval at `level`. Returns a list of dicts (inputs, loss, loss_lo, loss_hi, loss_se)."""
+    if isinstance(fit_result, (str, os.PathLike)):
+        with open(fit_result, encoding="utf-8") as f:
+            text = f.read()
+    else:
+        text = json.dumps(fit_result)
+    values = {k: [float(x) for x in (v if hasattr(v, "__len__") else [v])] for k, v in inputs.items()}
+    return _core.predict(text, values, float(level))["predictions"]
 
 
 def frontier(data, *, N=None, D=None, C=None, loss="loss", drop_top=0, bootstrap=1000, level=0.95, seed=1, at=(),
-             group_tolerance=0.1, skip_bad_slices=False, threads=0):
+             group_tolerance=0.1, skip_bad_slices=False, threads=0, trim=0.0, budget=None, weight=None):
     """IsoFLOP analysis (Approach 2), as `scalinglab frontier --method isoflop`: N_opt ~ C^a and
     D_opt ~ C^b with bootstrap intervals, the slices' minima, and the frontier at the budgets `at`.
+    trim: keep in each slice the runs within this fraction of its lowest loss (0.05 for 5%);
+    budget: a column grouping runs into slices (instead of group_tolerance); weight: a column.
     (For the parametric frontier use fit(..., law="chinchilla", at=[...]).)"""
-    return _core.frontier_isoflop(_csv_text(data), _columns(None, N, D, C, loss), int(drop_top), int(bootstrap),
-                                  float(level), int(seed), [float(c) for c in at], float(group_tolerance),
-                                  bool(skip_bad_slices), int(threads))
+    columns = _columns(None, N, D, C, loss)
+    if weight:
+        columns["weight"] = weight
+    return _call(data, _core.frontier_isoflop, _csv_text(data), columns, int(drop_top), int(bootstrap),
+                 float(level), int(seed), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
+                 int(threads), float(trim), budget or "")

@@ -234,13 +234,20 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
   ColumnChoice choice = r.columns;
   const InputPlan plan = plan_inputs(*laws.front(), choice);
   if (!std::isnan(r.x_min)) choice.conditions.push_back(fmt::format("{} >= {:.17g}", plan.need_x ? "x" : "N", r.x_min));
+  try {
+    out.columns = choose_columns(table, choice, plan.need_x);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (!std::isnan(r.x_min) && what.find("no rows satisfy") != std::string::npos)
+      throw InputError(what + " (with --x-min " + fmt::format("{:g}", r.x_min) + ")");
+    throw;
+  }
   for (std::size_t k = 1; k < laws.size(); ++k) {
     ColumnChoice other = r.columns;
     plan_inputs(*laws[k], other);
     for (const auto& e : other.extra)
       if (std::find(choice.extra.begin(), choice.extra.end(), e) == choice.extra.end()) choice.extra.push_back(e);
   }
-  out.columns = choose_columns(table, choice, plan.need_x);
   out.warnings = out.columns.warnings;
   std::vector<std::size_t> train_rows, test_rows;
   for (std::size_t i = 0; i < out.columns.loss.size(); ++i)

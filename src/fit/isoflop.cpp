@@ -275,7 +275,7 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
 
 IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<double>& N, const std::vector<double>& loss,
                                    const BootstrapOptions& boot,
-                                   const std::vector<double>& budgets, int threads) {
+                                   const std::vector<double>& budgets, int threads, const std::vector<double>& weight) {
   if (boot.replicates < 2) throw InputError("bootstrap: at least 2 replicates are needed");
   const auto t0 = std::chrono::steady_clock::now();
   struct Rep {
@@ -296,6 +296,8 @@ IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<doub
         y[k] = loss[slice.rows[k]];
       }
       for (std::size_t k = 0; k < m; ++k) w[stream.below(m)] += 1.0;
+      if (!weight.empty())
+        for (std::size_t k = 0; k < m; ++k) w[k] *= weight[slice.rows[k]];  // counts times the user's weights
       w = trim_weights(y, w, fit.options.trim);  // the same rule, on this resample's lowest loss
       IsoflopSlice s;
       s.C = slice.C;

@@ -163,13 +163,16 @@ TEST(LawExpression, NamedLawsRecoverKnownParameters) {
     const char* law;
     std::map<std::string, double> truth;
     std::vector<std::pair<double, double>> ranges;
+    std::vector<std::string> grid;  // smaller than the default, away from the truth
   };
   const std::vector<Case> cases = {
-      {"porian", {{"E", 1.7}, {"A", 300.0}, {"gamma", 0.12}}, {{1e17, 1e23}}},
+      {"porian", {{"E", 1.7}, {"A", 300.0}, {"gamma", 0.12}}, {{1e17, 1e23}}, {}},
       {"muennighoff",
        {{"E", 1.9}, {"A", 400.0}, {"B", 1500.0}, {"alpha", 0.35}, {"beta", 0.37}, {"R_D", 15.4}},
-       {{1e7, 1e10}, {1e9, 1e12}, {1e8, 1e11}}},
-      {"bnsl", {{"a", 0.05}, {"b", 4.0}, {"c0", 0.1}, {"c1", 0.6}, {"d1", 1e6}, {"f1", 0.5}}, {{1e2, 1e10}}},
+       {{1e7, 1e10}, {1e9, 1e12}, {1e8, 1e11}},
+       {"log(E)=0,1", "log(A)=3,7", "log(B)=5,9", "alpha=0.2,0.5", "beta=0.2,0.5", "R_D=5,40"}},
+      {"bnsl", {{"a", 0.05}, {"b", 4.0}, {"c0", 0.1}, {"c1", 0.6}, {"d1", 1e6}, {"f1", 0.5}}, {{1e2, 1e10}},
+       {"log(a)=-3,-1", "log(b)=0,2", "c0=0,0.5", "c1=0.3,1", "log(d1)=8,17", "log(f1)=-2,0"}},
   };
   for (const auto& c : cases) {
     const ScalingLaw& law = scaling_law(c.law);
@@ -178,8 +181,10 @@ TEST(LawExpression, NamedLawsRecoverKnownParameters) {
       const double v = c.truth.at(law.coordinate_parameter[k]);
       theta.push_back(law.coordinate_log[k] ? std::log(v) : v);
     }
-    const LawData d = synthetic(law, theta, 200, c.ranges, 0.0, 21);
-    const LawFit f = fit_law(law, d);
+    const LawData d = synthetic(law, theta, 100, c.ranges, 0.0, 21);
+    FitOptions fo;
+    for (const auto& g : c.grid) fo.grid.insert(parse_grid_option(g));
+    const LawFit f = fit_law(law, d, fo);
     EXPECT_LT(f.objective, 1e-16) << c.law;
     for (const auto& [name, v] : c.truth) EXPECT_NEAR(f.value(name), v, 1e-4 * std::fabs(v)) << c.law << " " << name;
   }

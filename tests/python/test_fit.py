@@ -49,3 +49,65 @@ def test_dataframes_reach_the_fitter_with_every_digit():
     text = sl._csv_text(pd.DataFrame({"x": [0.1 + 0.2, 1e-310], "loss": [1.0, 2.0]}))
     values = [float(line.split(",")[0]) for line in text.strip().splitlines()[1:]]
     assert values == [0.1 + 0.2, 1e-310]
+
+
+def _cli():
+    return os.environ.get("SCALINGLAB_CLI", os.path.join(HERE, "..", "..", "build", "scalinglab"))
+
+
+def test_the_same_fit_from_the_command_line_and_python_is_bit_identical(tmp_path):
+    import json
+    import subprocess
+
+    path = os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv")
+    saved = tmp_path / "fit.json"
+    subprocess.run([_cli(), "fit", path, "--law", "E + A/N^alpha + B/D^beta", "--bounds", "E=0:,A=0:,B=0:",
+                    "--grid", "log(E)=0,0.5", "--grid", "log(A)=3,6", "--grid", "log(B)=3,8", "--grid", "alpha=0.2,0.5",
+                    "--grid", "beta=0.2,0.5", "--N", "Model Size", "--C", "Training FLOP", "--drop-top", "5",
+                    "--holdout", "C>=1e21", "--where", "N>=1e8", "--bootstrap", "30", "--seed", "3", "--save", str(saved)],
+                   check=True, capture_output=True)
+    cli = json.loads(saved.read_text())
+    # pandas' default float parser is not correctly rounded: read the file as the fitter does.
+    py = sl.fit(pd.read_csv(path, float_precision="round_trip"), "E + A/N^alpha + B/D^beta", bounds={"E": (0, None), "A": (0, None), "B": (0, None)},
+                grid=["log(E)=0,0.5", "log(A)=3,6", "log(B)=3,8", "alpha=0.2,0.5", "beta=0.2,0.5"], N="Model Size",
+                C="Training FLOP", drop_top=5, holdout="C>=1e21", x_min=1e8, bootstrap=30, seed=3)
+    cli.pop("bootstrap")  # holds the wall time
+    py.pop("bootstrap")
+    assert py == cli
+
+
+def test_predict_from_a_fit_and_from_a_saved_file():
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    r = sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", drop_top=5, bootstrap=20, seed=2,
+               grid={"alpha": [0.3], "beta": [0.3]})
+    p = sl.predict(r, N=[1e9, 7e10], D=1.4e12)
+    expect = r["E"] + r["A"] / 7e10 ** r["alpha"] + r["B"] / 1.4e12 ** r["beta"]
+    assert p[1]["loss"] == pytest.approx(expect, rel=1e-12)
+    assert p[1]["loss_lo"] < p[1]["loss"] < p[1]["loss_hi"]
+
+
+def test_errors_name_keywords_and_dataframe_rows():
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    df.index = [f"run{i}" for i in range(len(df))]
+    bad = df.copy()
+    bad.iloc[7, bad.columns.get_loc("loss")] = -1.0
+    with pytest.raises(ValueError, match=r"row 'run7'"):
+        sl.fit(bad, "chinchilla", N="Model Size", C="Training FLOP", bootstrap=0)
+    with pytest.raises(ValueError, match="drop_top="):
+        sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", drop_top=-1, bootstrap=0)
+    with pytest.raises(ValueError, match=r"row 'run0': weight \('w'\) = 0"):
+        sl.fit(df.assign(w=0.0), "chinchilla", N="Model Size", C="Training FLOP", weight="w", bootstrap=0)
+    with pytest.raises(ValueError, match="x_min="):
+        sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", x_min=1e30, bootstrap=0)
+
+
+def test_where_keeps_rows_by_condition_or_equality():
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    r = sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", where="C >= 1e19", bootstrap=0,
+               grid={"alpha": [0.3], "beta": [0.3]})
+    assert r["points"] == int((df["Training FLOP"] >= 1e19).sum())
+    runs = pd.DataFrame({"size": [1e6, 1e7, 1e8, 1e9] * 2, "loss": [4.0, 3.0, 2.5, 2.2, 4.1, 3.2, 2.6, 2.3],
+                         "seed": [1] * 4 + [2] * 4})
+    r = sl.fit(runs, "power", x="size", where={"seed": 2}, bootstrap=0)
+    assert r["points"] == 4
+    assert r["A"] * 1e6 ** -r["a"] == pytest.approx(4.1, rel=0.05)

@@ -120,6 +120,7 @@ struct IsoflopBootstrap {
 // an interior minimum is left out of its replicate's regression (and counted).
 IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<double>& N, const std::vector<double>& loss,
                                    const BootstrapOptions& boot,
-                                   const std::vector<double>& budgets = {}, int threads = 0);
+                                   const std::vector<double>& budgets = {}, int threads = 0,
+                                   const std::vector<double>& weight = {});
 
 }  // namespace scalinglab::fit
