@@ -387,6 +387,9 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     if (!weight.empty()) out.weight.push_back(weight[i]);
     for (const auto& e : extra) out.extra[e.first].push_back(e.second[i]);
   }
+  out.x_name = c.x;
+  out.loss_name = c.loss;
+  out.N_name = !c.N.empty() ? c.N : out.derived;
   if (!trim(c.holdout).empty()) {
     const std::vector<double> v = per_row(t, out, c.holdout, "--holdout");
     for (double h : v) out.held_out.push_back(h != 0);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/frontier.hpp"
 #include "scalinglab/lab/panels.hpp"
@@ -74,8 +75,9 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
       res += fmt::format("{:.10g} {:.10g}\n", data.x[i], pred - std::log(data.loss[i]));
     }
     pre = block("pts", pts) + block("curve", curve) + block("res", res) + "set grid\nset key top right\n";
-    mp = "set multiplot layout 1,2\nunset logscale\nset autoscale y\nset logscale xy\nset xlabel 'x'\nset ylabel 'loss'\n"
-         "set title " + gp_string(law.name + ": " + law.formula) + "\n"
+    mp = "set multiplot layout 1,2\nunset logscale\nset autoscale y\nset logscale xy\nset xlabel " + gp_string(gp_literal_markup(data.x_name.empty() ? "x" : data.x_name)) +
+         "\nset ylabel " + gp_string(gp_literal_markup(data.loss_name.empty() ? "loss" : data.loss_name)) + "\n"
+         "set title " + gp_string(gp_literal_markup(law.name == law.formula ? law.formula : law.name + ": " + law.formula)) + "\n"
          "plot $pts with points pt 7 ps 0.6 lc rgb '#1f77b4' title 'data', $curve with lines lw 2 lc rgb '#d62728' title 'fit'\n"
          "unset logscale y\nset ylabel 'log residual (fit - data)'\nset title 'residuals'\n"
          "plot $res with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, 0 with lines lc rgb 'black' notitle\n"
@@ -100,7 +102,12 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
     curves += "\n";
   }
   for (double C : log_space(*cmin, *cmax * 100, 60)) {
-    const Allocation a = optimal_allocation(fit, C);
+    Allocation a;
+    try {
+      a = optimal_allocation(fit, C);
+    } catch (const InputError&) {
+      continue;  // no interior optimum at this budget (a law without a frontier there)
+    }
     opt += fmt::format("{:.10g} {:.10g}\n", a.N, a.L);
     double lo = NAN, hi = NAN;
     if (boot) {
@@ -114,14 +121,17 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
         "set grid\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
         "set cblabel 'log_{10} C (FLOPs)'\n";
   mp = "set multiplot layout 1,3\nunset logscale\nset colorbox\n"
-       "set logscale xy\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key top right\n" +
+       "set logscale xy\nset xlabel " + gp_string("N (parameters): " + gp_literal_markup(data.N_name.empty() ? std::string("N") : data.N_name)) +
+       "\nset ylabel " + gp_string(gp_literal_markup(data.loss_name.empty() ? "loss" : data.loss_name)) + "\nset key top right\n" +
        fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin * 0.9, *lmax * 1.15) + narrow_log_tics("y", *lmin * 0.9, *lmax * 1.15) +
-       "set title " + gp_string("IsoFLOP curves of the fitted " + law.name + " law") + "\n"
+       "set title " + gp_string(gp_literal_markup("IsoFLOP curves of the fitted law " + law.name)) + "\n"
        "plot $curves with lines lw 1.5 lc palette notitle, $pts with points pt 7 ps 0.5 lc palette notitle, "
        "$opt with lines dt 2 lw 2 lc rgb 'black' title 'optimum'\n"
        // The loss panel's y range and tics must not carry over: N_opt and D_opt live far above them.
        "unset colorbox\nset autoscale y\nset ytics autofreq\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
-       "set title " + gp_string(fmt::format("frontier: N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}", fit.value("a"), fit.value("b"))) + "\n"
+       "set title " + gp_string(law.has_frontier ? fmt::format("frontier: N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}",
+                                                               fit.value("a"), fit.value("b"))
+                                                 : std::string("frontier (minimised numerically)")) + "\n"
        "plot " + std::string(boot ? fmt::format("$frontier using 1:3:4 with filledcurves lc rgb '#9ecae1' fs transparent solid 0.5 "
                                                 "title '{:.0f}% bootstrap band', ", 100 * level)
                                   : "") +

@@ -61,7 +61,7 @@ nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions
   if (boot)
     j["bootstrap"] = {{"replicates", boot->replicates.size()}, {"level", bo.level}, {"seed", bo.seed},
                       {"starts", bo.starts}, {"seconds", boot->seconds}};
-  if (law.has_frontier && !budgets.empty()) {
+  if ((law.has_frontier || law.inputs == std::vector<std::string>{"N", "D"}) && !budgets.empty()) {
     j["frontier"] = nlohmann::json::array();
     for (double C : budgets) {
       const Allocation a = optimal_allocation(fit, C);
@@ -96,9 +96,12 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
                        interval_text(boot ? &boot->intervals[p] : nullptr));
   out += fmt::format("\nlog residuals: rmse {:.4g}, mean abs {:.4g}, max abs {:.4g}, mean {:.3g}, R^2 {:.4f}\n",
                      fit.residuals.rmse, fit.residuals.mae, fit.residuals.max_abs, fit.residuals.mean, fit.residuals.r2);
-  if (law.has_frontier) {
-    out += fmt::format("compute-optimal frontier (C = 6 N D): N_opt ~ C^{:.4f}, D_opt ~ C^{:.4f}\n", fit.value("a"),
-                       fit.value("b"));
+  const bool numeric = !law.has_frontier && law.inputs == std::vector<std::string>{"N", "D"};
+  if (numeric && !budgets.empty()) out += "compute-optimal allocation (C = 6 N D; minimised numerically):\n";
+  if (law.has_frontier || numeric) {
+    if (law.has_frontier)
+      out += fmt::format("compute-optimal frontier (C = 6 N D): N_opt ~ C^{:.4f}, D_opt ~ C^{:.4f}\n", fit.value("a"),
+                         fit.value("b"));
     for (double C : budgets) {
       const Allocation a = optimal_allocation(fit, C);
       out += fmt::format("  C = {:.3g}: N_opt = {:.4g}, D_opt = {:.4g}, D/N = {:.3g}, loss {:.4f}", C, a.N, a.D, a.D / a.N, a.L);

@@ -48,6 +48,7 @@ struct FitColumns {
   std::map<std::string, std::vector<double>> extra;  // ColumnChoice::extra, aligned with the kept rows
   std::size_t best_of_dropped = 0;       // rows removed by best-of
   std::vector<std::string> warnings;     // notes on the data (best-of sweeps not bracketing the best)
+  std::string x_name, N_name, loss_name;  // what the columns are called (labels of plots)
   std::vector<bool> held_out;            // ColumnChoice::holdout per kept row (empty: none)
   std::string flops;                     // the FLOP formula: "6*N*D" when derived by default, the
                                          // --flops text, empty when C was a column (or one-input)
