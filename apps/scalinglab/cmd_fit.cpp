@@ -54,6 +54,10 @@ void add_fit(CLI::App& app, Action& action) {
   cmd->add_option("--bootstrap-starts", o->boot.starts,
                   "each bootstrap refit starts from the optimum and this many of the best grid starts (0: all)")
       ->capture_default_str();
+  cmd->add_option("--polish", r->polish,
+                  "screen a large grid with a loose tolerance (1e-5), then continue only this many best-ending starts "
+                  "to the full tolerance (1e-10); 0: every start to the full tolerance")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--save", *save, "write the fit, with its bootstrap replicates, for `scalinglab predict`");
   cmd->callback([&action, o, r, save] {
     action = [o, r, save] {

@@ -298,7 +298,7 @@ def _grid_list(grid):
 
 def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", where=None, x_min=None,
         drop_top=0, flops=None, weight=None, best_of=None, holdout=None, cv=None, compare=(), bounds=None,
-        grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0):
+        grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0, polish=64):
     """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
     `scalinglab fit` does (same request, same numbers).
 
@@ -311,7 +311,8 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
     compare: further laws fitted on the same rows. bounds: {"alpha": (0, 2), "E": (0, None)} or
     "alpha=0:2,E=0:" (a parameter bounded (0, None) is fitted as its logarithm); grid: {"alpha":
     [0.2, 0.5]} or ["log(A)=0:5:25"]; delta: Huber threshold (None: the law's default, least
-    squares in log space except chinchilla and kaplan).
+    squares in log space except chinchilla and kaplan); polish: large grids are screened with a loose
+    tolerance and only this many best-ending starts continued to the full one (0: all).
 
     Returns a dict: every parameter with its bootstrap standard error (NAME_se) and percentile
     interval (NAME_lo, NAME_hi), residuals, warnings, held-out and cross-validation errors, the
@@ -322,7 +323,7 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
                "grid": _grid_list(grid), "delta": None if delta is None else float(delta),
                "bootstrap": int(bootstrap), "level": float(level), "seed": int(seed),
                "bootstrap_starts": int(bootstrap_starts), "at": [float(c) for c in at], "threads": int(threads),
-               "x_min": None if x_min is None else float(x_min)}
+               "x_min": None if x_min is None else float(x_min), "polish": int(polish)}
     return _call(data, _core.fit_request, _csv_text(data), json.dumps(request))
 
 

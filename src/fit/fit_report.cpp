@@ -54,6 +54,7 @@ nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions
   j["warnings"] = fit.warnings;
   j["starts"] = fit.starts;
   j["starts_at_best"] = fit.near_best;
+  j["starts_polished"] = fit.polished;
   j["residuals"] = {{"rmse", fit.residuals.rmse}, {"mae", fit.residuals.mae},   {"max_abs", fit.residuals.max_abs},
                     {"mean", fit.residuals.mean}, {"r2", number(fit.residuals.r2)}, {"scale", "log"}};
   j["coordinates"] = nlohmann::json::object();
@@ -84,9 +85,11 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
                                              : fmt::format("{} law: {}\n", law.name, law.formula);
   const std::string loss = std::isfinite(fit.delta) ? fmt::format("Huber loss (delta {:g})", fit.delta)
                                                     : std::string("squared error");
-  out += fmt::format("{} points; {} of log residuals summed; {} L-BFGS starts, {} ended at the best; "
+  const std::string screened =
+      fit.polished < fit.starts ? fmt::format(" (screened, the best {} continued to full tolerance)", fit.polished) : "";
+  out += fmt::format("{} points; {} of log residuals summed; {} L-BFGS starts{}, {} ended at the best; "
                      "objective {:.10g}\n",
-                     fit.residuals.points, loss, fit.starts, fit.near_best, fit.objective);
+                     fit.residuals.points, loss, fit.starts, screened, fit.near_best, fit.objective);
   for (const auto& w : fit.warnings) out += "WARNING: " + w + "\n";
   out += boot ? fmt::format("\n{:<10} {:>12} {:>12}   {:.0f}% interval ({} bootstrap refits, {:.1f} s)\n", "parameter",
                             "value", "std. error", 100 * bo.level, boot->replicates.size(), boot->seconds)

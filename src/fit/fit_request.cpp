@@ -162,6 +162,7 @@ FitOptions fit_options(const FitRequest& r, const std::string& law_text) {
   FitOptions fo;
   fo.delta = r.delta;
   fo.threads = r.threads;
+  fo.polish = r.polish;
   if (!r.bounds.empty()) fo.bounds = bounds_for(law_text, parse_bounds(r.bounds));
   for (const auto& g : r.grid) {
     auto option = parse_grid_option(g);
@@ -455,7 +456,7 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
 FitRequest fit_request_from_json(const nlohmann::json& j) {
   static const std::set<std::string> known = {"law", "compare", "x", "N", "D", "C", "loss", "where", "drop_top", "flops",
                                               "weight", "best_of", "holdout", "bounds", "grid", "delta", "cv", "bootstrap",
-                                              "level", "seed", "bootstrap_starts", "at", "threads", "x_min"};
+                                              "level", "seed", "bootstrap_starts", "at", "threads", "x_min", "polish"};
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw InputError("fit: unknown option '" + k + "'");
   FitRequest r;
@@ -490,6 +491,8 @@ FitRequest fit_request_from_json(const nlohmann::json& j) {
   if (j.contains("bootstrap_starts")) r.boot.starts = j["bootstrap_starts"].get<int>();
   if (j.contains("at")) r.at = j["at"].get<std::vector<double>>();
   if (j.contains("threads")) r.threads = j["threads"].get<int>();
+  if (j.contains("polish")) r.polish = j["polish"].get<int>();
+  if (r.polish < 0) throw InputError("polish: 0 (every start to full tolerance) or more");
   return r;
 }
 

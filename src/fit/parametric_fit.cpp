@@ -194,10 +194,10 @@ void coordinate_bounds(const ScalingLaw& law, const FitOptions& options, VectorX
 std::vector<double> descend(const ScalingLaw& law, const LawData& data, const FitOptions& options,
                             std::vector<double> start, double& objective) {
   LBFGSpp::LBFGSParam<double> param;
-  param.epsilon = 1e-10;
-  param.epsilon_rel = 1e-10;
+  param.epsilon = options.tolerance;
+  param.epsilon_rel = options.tolerance;
   param.past = 5;
-  param.delta = 1e-13;
+  param.delta = std::pow(options.tolerance, 1.3);
   param.max_iterations = options.max_iterations;
   param.max_linesearch = 60;
   param.linesearch = LBFGSpp::LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE;
@@ -210,10 +210,10 @@ std::vector<double> descend(const ScalingLaw& law, const LawData& data, const Fi
   if ((lower.array() > -inf).any() || (upper.array() < inf).any()) {
     // Bounded: L-BFGS-B (projected), from the start moved inside the box.
     LBFGSpp::LBFGSBParam<double> bparam;
-    bparam.epsilon = 1e-10;
-    bparam.epsilon_rel = 1e-10;
+    bparam.epsilon = options.tolerance;
+    bparam.epsilon_rel = options.tolerance;
     bparam.past = 5;
-    bparam.delta = 1e-13;
+    bparam.delta = std::pow(options.tolerance, 1.3);
     bparam.max_iterations = options.max_iterations;
     bparam.max_linesearch = 60;
     LBFGSpp::LBFGSBSolver<double> bsolver(bparam);
@@ -378,9 +378,27 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
   }
   std::vector<std::vector<double>> ends(starts.size());
   std::vector<double> objective(starts.size());
+  const bool screen = options.polish > 0 && starts.size() > static_cast<std::size_t>(options.polish);
+  FitOptions first = options;
+  if (screen) {
+    first.tolerance = options.screen_tolerance;
+    first.max_iterations = std::min(options.max_iterations, 200);
+  }
   parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
-    ends[i] = descend(law, data, options, starts[i], objective[i]);
+    ends[i] = descend(law, data, first, starts[i], objective[i]);
   });
+  if (screen) {
+    // Continue the best-ending descents to the full tolerance.
+    std::vector<std::size_t> best(starts.size());
+    std::iota(best.begin(), best.end(), 0);
+    const auto k = static_cast<std::ptrdiff_t>(options.polish);
+    std::partial_sort(best.begin(), best.begin() + k, best.end(),
+                      [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
+    parallel_for(static_cast<std::size_t>(k), options.threads, [&](std::size_t j, int) {
+      const std::size_t i = best[j];
+      ends[i] = descend(law, data, options, ends[i], objective[i]);
+    });
+  }
   std::vector<std::size_t> order(starts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
@@ -393,6 +411,7 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
   fit.objective = objective[best];
   fit.delta = resolved_delta(law, options);
   fit.starts = starts.size();
+  fit.polished = screen ? static_cast<std::size_t>(options.polish) : starts.size();
   for (double o : objective) fit.near_best += o <= fit.objective * (1 + 1e-6) + 1e-300 ? 1 : 0;
   fit.values.resize(law.parameters.size());
   law.report(fit.theta.data(), fit.values.data());

@@ -5,6 +5,7 @@
 // fit's printed 0.0010182740240. Also through the command line, as a user runs it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -80,4 +81,25 @@ TEST(ChinchillaExample, CommandLineErrorsAreClear) {
             std::string::npos);
   const std::string iso = run("frontier '" + kData + "' --method isoflop --N 'Model Size' --C 'Training FLOP'");
   EXPECT_NE(iso.find("IsoFLOP slice"), std::string::npos) << iso;  // Figure 4's runs are not IsoFLOP slices
+}
+
+// Screening the 4,500 starts with a loose tolerance and continuing the best 64 reaches the optimum
+// of the fit that runs every start to the full tolerance.
+TEST(ChinchillaExample, ScreenedGridReachesTheFullFitsOptimum) {
+  const DataTable table = read_csv(kData);
+  ColumnChoice c;
+  c.N = "Model Size";
+  c.C = "Training FLOP";
+  c.loss = "loss";
+  c.drop_top = 5;
+  const FitColumns cols = choose_columns(table, c, false);
+  const ScalingLaw& law = scaling_law("chinchilla");
+  const LawData d = make_law_data(law, cols.N, cols.D, cols.loss, cols.lines);
+  FitOptions full, screened;
+  full.polish = 0;
+  const LawFit a = fit_law(law, d, full), b = fit_law(law, d, screened);
+  EXPECT_EQ(a.polished, 4500u);
+  EXPECT_EQ(b.polished, 64u);
+  EXPECT_NEAR(b.objective, a.objective, 1e-12 * a.objective);
+  for (const char* p : {"E", "A", "B", "alpha", "beta"}) EXPECT_NEAR(b.value(p), a.value(p), 1e-6 * std::fabs(a.value(p))) << p;
 }

@@ -21,6 +21,7 @@ struct FitRequest {
   std::string bounds;                 // "alpha=0:2,E=0:"
   std::vector<std::string> grid;      // "NAME=v1,v2,...", "NAME=first:step:last", "log(NAME)=..."
   double delta = std::numeric_limits<double>::quiet_NaN();  // NaN: the law's default
+  int polish = 64;                    // FitOptions::polish
   std::string cv;                     // "" or "leave-one-budget-out"
   BootstrapOptions boot;
   std::vector<double> at;             // budgets for the compute-optimal allocation

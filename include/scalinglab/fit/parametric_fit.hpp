@@ -24,6 +24,14 @@ struct FitOptions {
   // coordinate ("log_A"), by parameter ("A", in its units) or as "log(A)".
   std::map<std::string, std::vector<double>> grid;
   int max_iterations = 1000;
+  // Stopping rule of a descent: gradient norm below `tolerance` (absolute and relative to x), or
+  // the objective's relative decrease over 5 iterations below tolerance^1.3 (1e-13 at 1e-10).
+  double tolerance = 1e-10;
+  // Two passes over large grids: every start descends with a loose tolerance (`screen_tolerance`),
+  // then the `polish` best-ending ones continue to the full tolerance. 0: every start to the full
+  // tolerance.
+  int polish = 64;
+  double screen_tolerance = 1e-5;
   int threads = 0;  // 0: all hardware threads
 };
 
@@ -41,6 +49,7 @@ struct LawFit {
   double objective = std::numeric_limits<double>::infinity();  // summed Huber loss
   std::size_t starts = 0;
   std::size_t near_best = 0;  // starts that ended within 1e-6 (relative) of the best objective
+  std::size_t polished = 0;   // starts continued to the full tolerance (all of them without screening)
   ResidualStats residuals;
   double delta = 0;  // the Huber threshold used
   // Why the optimum may not be what it seems: flat directions (the data do not determine some
