@@ -97,8 +97,10 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
   for (std::size_t p = 0; p < law.parameters.size(); ++p)
     out += fmt::format("{:<10} {:>12.6g} {}\n", law.parameters[p], fit.values[p],
                        interval_text(boot ? &boot->intervals[p] : nullptr));
-  out += fmt::format("\nlog residuals: rmse {:.4g}, mean abs {:.4g}, max abs {:.4g}, mean {:.3g}, R^2 {:.4f}\n",
-                     fit.residuals.rmse, fit.residuals.mae, fit.residuals.max_abs, fit.residuals.mean, fit.residuals.r2);
+  out += fmt::format("\nlog residuals: rmse {:.4g}, mean abs {:.4g}, max abs {:.4g}, mean {:.3g}, R^2 {}\n",
+                     fit.residuals.rmse, fit.residuals.mae, fit.residuals.max_abs, fit.residuals.mean,
+                     std::isfinite(fit.residuals.r2) ? fmt::format("{:.4f}", fit.residuals.r2)
+                                                     : std::string("n/a (the losses do not vary)"));
   const bool numeric = !law.has_frontier && law.inputs == std::vector<std::string>{"N", "D"};
   if (numeric && !budgets.empty()) out += "compute-optimal allocation (C = 6 N D; minimised numerically):\n";
   if (law.has_frontier || numeric) {

@@ -317,7 +317,7 @@ std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::
       for (Eigen::Index k = 0; k < dir.size(); ++k)
         if (std::fabs(dir[k]) > 0.2) combo += (combo.empty() ? "" : ", ") + pname(static_cast<std::size_t>(k));
       out.push_back("the optimum is not unique: the data do not determine a combination of " + combo +
-                    " (the Jacobian has a flat direction, eigenvalue ratio " + num(smallest / largest) +
+                    " (the Jacobian has a flat direction, eigenvalue ratio " + num(std::max(0.0, smallest / largest)) +
                     "); fix one of them with --bounds or add data that varies the inputs");
     }
   }
