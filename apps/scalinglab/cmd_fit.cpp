@@ -137,8 +137,8 @@ void add_predict(CLI::App& app, Action& action) {
       std::cout << "law: " << p["law"].get<std::string>() << "\n";
       for (const auto& row : p["predictions"]) {
         std::string where;
-        for (const auto& [k, v] : row.items())
-          if (k.rfind("loss", 0) != 0) where += (where.empty() ? "" : ", ") + k + " = " + fmt::format("{:.4g}", v.get<double>());
+        for (const auto& k : p["inputs"])
+          where += (where.empty() ? "" : ", ") + k.get<std::string>() + " = " + fmt::format("{:.4g}", row[k.get<std::string>()].get<double>());
         std::cout << where << ": loss " << fmt::format("{:.5g}", row["loss"].is_null() ? NAN : row["loss"].get<double>());
         if (row.contains("loss_lo") && !row["loss_lo"].is_null())
           std::cout << fmt::format("  ({:.0f}% interval {:.5g} to {:.5g}, {} bootstrap refits)", 100 * *level,

@@ -450,7 +450,8 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
     }
     rows.push_back(row);
   }
-  return {{"law", text}, {"level", level}, {"bootstrap_replicates", boots.size()}, {"predictions", rows}};
+  return {{"law", text}, {"inputs", law->inputs}, {"level", level}, {"bootstrap_replicates", boots.size()},
+          {"predictions", rows}};
 }
 
 FitRequest fit_request_from_json(const nlohmann::json& j) {
