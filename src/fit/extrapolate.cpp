@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -133,6 +134,7 @@ std::string sweep_text(toml::table doc, const Spec& spec, const std::vector<Plan
 
 struct Sweeped {
   std::vector<double> N, D, C, loss, size;
+  std::vector<double> budget;  // the budget each run was planned for (rounding moves its own C)
 };
 
 Sweeped run_part(const toml::table& doc, const Spec& spec, const Model& model, std::vector<Planned> plan,
@@ -169,6 +171,14 @@ Sweeped run_part(const toml::table& doc, const Spec& spec, const Model& model, s
     out.N.push_back(model.N(out.size[i]));
     out.D.push_back(model.D(out.size[i], data[i]));
     out.C.push_back(6 * out.N.back() * out.D.back());
+    // The planned run this row is (the nearest in log size and log data).
+    double best = std::numeric_limits<double>::infinity();
+    double budget = out.C.back();
+    for (const auto& p : kept) {
+      const double d = std::fabs(std::log(p.size / out.size[i])) + std::fabs(std::log(p.data / data[i]));
+      if (d < best) best = d, budget = p.budget;
+    }
+    out.budget.push_back(budget);
   }
   return out;
 }
@@ -265,6 +275,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   // 2. Fits: Approach 2 (slices skipped when they lack an interior minimum) and Approach 3.
   IsoflopOptions io;
   io.skip_bad_slices = true;
+  io.budget_labels = small.budget;  // slices are the planned budgets, whatever rounding did to each run's C
   const IsoflopFit iso = fit_isoflop(small.C, small.N, small.loss, io);
   const ScalingLaw& law = scaling_law("chinchilla");
   FitOptions fo;

@@ -218,7 +218,8 @@ namespace {
 
 // The value of an expression on each kept row of `out` (rows of `t` by file line): N, D, C, x and
 // loss are the chosen columns, any other name a column of the table.
-std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std::string& text, const std::string& option) {
+std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std::string& text, const std::string& option,
+                            const ColumnChoice& choice) {
   const Expression e(text);
   std::map<std::string, const std::vector<double>*> alias;
   if (!out.N.empty()) alias["N"] = &out.N;
@@ -227,11 +228,18 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
   if (!out.x.empty()) alias["x"] = &out.x;
   alias["loss"] = &out.loss;
   std::map<std::string, std::vector<double>> columns;
+  // A one-input fit has no N, D, C vectors: N, D and C then read the columns named for them.
+  const std::map<std::string, std::string> named = {{"N", choice.N}, {"D", choice.D}, {"C", choice.C}};
+  for (const auto& v : e.variables()) {
+    const auto n = named.find(v);
+    if (!alias.count(v) && n != named.end() && !n->second.empty() && t.has(n->second)) columns[v] = t.numbers(n->second);
+  }
   for (const auto& v : e.variables())
-    if (!alias.count(v)) {
+    if (!alias.count(v) && !columns.count(v)) {
       if (!t.has(v))
-        throw InputError(option + " \"" + shown(text) + "\": '" + shown(v) + "' is neither N, D, C, x, loss nor a column (" +
-                         column_list(t.names) + ")");
+        throw InputError(option + " \"" + shown(text) + "\": '" + shown(v) + "' is neither a column (" + column_list(t.names) +
+                         ") nor one of N, D, C, x, loss as named by --N, --D, --C, --x, --loss" +
+                         (v == "N" || v == "D" || v == "C" ? std::string(" (a derived ") + v + " cannot be read by a one-input law)" : ""));
       columns[v] = t.numbers(v);
     }
   std::map<int, std::size_t> row_of_line;
@@ -261,7 +269,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     const FitColumns pre = choose_columns(filtered, plain, need_x);
     std::vector<bool> keep(pre.loss.size(), true);
     for (const auto& cond : c.conditions) {
-      const std::vector<double> v = per_row(filtered, pre, cond, "--where");
+      const std::vector<double> v = per_row(filtered, pre, cond, "--where", c);
       for (std::size_t i = 0; i < v.size(); ++i) keep[i] = keep[i] && v[i] != 0;
     }
     std::vector<std::size_t> rows;
@@ -391,7 +399,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
   out.loss_name = c.loss;
   out.N_name = !c.N.empty() ? c.N : out.derived;
   if (!trim(c.holdout).empty()) {
-    const std::vector<double> v = per_row(t, out, c.holdout, "--holdout");
+    const std::vector<double> v = per_row(t, out, c.holdout, "--holdout", c);
     for (double h : v) out.held_out.push_back(h != 0);
   }
   return out;

@@ -74,13 +74,19 @@ InputPlan plan_inputs(const ScalingLaw& law, ColumnChoice& c) {
     p.need_x = false;
   } else if (standard.size() == 1) {
     // A one-input law in N, D or C: its column is fitted as x.
-    p.need_x = true;
     p.single = standard.front();
     const std::string& column = p.single == "N" ? c.N : p.single == "D" ? c.D : c.C;
-    if (column.empty())
-      throw InputError("law '" + law.name + "' reads " + p.single + ": name its column with --" + p.single);
-    if (!c.flops.empty()) throw InputError("--flops: law '" + law.name + "' reads " + p.single + " alone; leave --flops out");
-    c.x = column;
+    const int named = !c.N.empty() + !c.D.empty() + !c.C.empty();
+    if (column.empty() && (named >= 2 || !c.flops.empty())) {
+      p.need_x = false;  // derived from the two others (or the FLOP formula): read the two-input rows
+    } else {
+      if (column.empty())
+        throw InputError("law '" + law.name + "' reads " + p.single + ": name its column with --" + p.single +
+                         " (or two of --N, --D, --C to derive it)");
+      if (!c.flops.empty()) throw InputError("--flops: law '" + law.name + "' reads " + p.single + " alone; leave --flops out");
+      p.need_x = true;
+      c.x = column;
+    }
   } else {
     p.need_x = true;
     p.single = other.front();
@@ -95,7 +101,7 @@ InputPlan plan_inputs(const ScalingLaw& law, ColumnChoice& c) {
 const std::vector<double>& input_values(const std::string& name, const FitColumns& cols, const InputPlan& plan,
                                         const std::string& law) {
   const std::vector<double>* v = nullptr;
-  if (name == plan.single || name == "x") v = &cols.x;
+  if (name == "x" || (plan.need_x && name == plan.single)) v = &cols.x;
   else if (name == "N") v = &cols.N;
   else if (name == "D") v = &cols.D;
   else if (name == "C") v = &cols.C;
@@ -277,6 +283,7 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
     if (!r.cv.empty()) {
       // Leave one budget out: budgets are C (or x) values within 10% of each other.
       const std::vector<double>& key = plan.need_x ? out.train_columns.x : out.train_columns.C;
+      lo.fold_key = plan.need_x ? plan.single : "C";
       const auto groups = group_budgets(key, 0.1);
       if (groups.size() < 3)
         throw InputError("--cv leave-one-budget-out: the fitted rows have " + std::to_string(groups.size()) +
@@ -333,8 +340,8 @@ nlohmann::json fit_outcome_json(const FitOutcome& o) {
   if (!o.request.columns.holdout.empty()) j["holdout"] = errors_json(main.holdout);
   if (!o.request.cv.empty()) {
     nlohmann::json folds = nlohmann::json::array();
-    for (const auto& f : main.folds) folds.push_back({{"C", f.C}, {"errors", errors_json(f.errors)}});
-    j["cv"] = {{"scheme", o.request.cv}, {"pooled", errors_json(main.cv)}, {"folds", folds}};
+    for (const auto& f : main.folds) folds.push_back({{main.fold_key, f.C}, {"errors", errors_json(f.errors)}});
+    j["cv"] = {{"scheme", o.request.cv}, {"by", main.fold_key}, {"pooled", errors_json(main.cv)}, {"folds", folds}};
   }
   if (o.laws.size() > 1) {
     j["compare"] = nlohmann::json::array();
@@ -365,7 +372,7 @@ std::string fit_outcome_table(const FitOutcome& o) {
   if (!o.request.cv.empty()) {
     out += fmt::format("\ncross-validation, {} ({} folds): pooled {}\n", o.request.cv, main.folds.size(), errors_text(main.cv));
     for (const auto& f : main.folds)
-      out += fmt::format("  C = {:<10.3g} {}\n", f.C, errors_text(f.errors));
+      out += fmt::format("  {} = {:<10.3g} {}\n", main.fold_key, f.C, errors_text(f.errors));
   }
   if (o.laws.size() > 1) {
     const bool ho = !o.request.columns.holdout.empty(), cv = !o.request.cv.empty();
@@ -439,7 +446,13 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
       at.push_back(v.size() == 1 ? v[0] : v[i]);
       row[in] = at.back();
     }
-    row["loss"] = number(std::exp(law_log_predict_at(*law, theta, at)));
+    const double loss = std::exp(law_log_predict_at(*law, theta, at));
+    if (!std::isfinite(loss) || !(loss > 0)) {
+      std::string where;
+      for (std::size_t k = 0; k < at.size(); ++k) where += (k ? ", " : "") + law->inputs[k] + "=" + fmt::format("{:g}", at[k]);
+      throw InputError("predict: law '" + text + "' gives no positive, finite loss at " + where);
+    }
+    row["loss"] = loss;
     if (!boots.empty()) {
       std::vector<double> sample;
       for (const auto& t : boots) sample.push_back(std::exp(law_log_predict_at(*law, t, at)));

@@ -543,11 +543,10 @@ std::vector<double> default_grid(const Bounds& b) {
     for (double f : {0.1, 0.3, 0.5, 0.7, 0.9}) v.push_back(b.lo + f * (b.hi - b.lo));
     return v;
   }
+  // Unbounded or half-bounded: exponent-like values, within the bounds (or the finite bound alone).
   std::vector<double> v;
-  for (double x : {0.1, 0.25, 0.5, 1.0, 2.0}) {
+  for (double x : {0.1, 0.25, 0.5, 1.0, 2.0})
     if (x >= b.lo && x <= b.hi) v.push_back(x);
-    if (-x >= b.lo && -x <= b.hi && !(0.0 >= b.lo)) v.push_back(-x);
-  }
   if (v.empty()) v.push_back(std::isfinite(b.lo) ? b.lo : b.hi);
   return v;
 }

@@ -178,3 +178,35 @@ TEST(FitRequest, ConditionsAndBadRequests) {
   bad = request("E + A*U^-a");
   EXPECT_THROW(run_fit(t, bad), InputError);  // U is no column: a law without inputs
 }
+
+TEST(FitRequest, OneInputLawsReadDerivedColumnsAndFilterOnTheOthers) {
+  const DataTable t = chinchilla_table(0.01, 10);
+  // D derived from N and C for a law of D alone.
+  FitRequest r;
+  r.law = "E + B*D^-beta";
+  r.columns.N = "N";
+  r.columns.C = "C";
+  r.bounds = "E=0:,B=0:";
+  r.boot.replicates = 0;
+  const FitOutcome a = run_fit(t, r);
+  EXPECT_EQ(a.laws[0].train.size(), 45);
+  const std::vector<double> D = t.numbers("D");
+  EXPECT_NEAR(a.laws[0].train.inputs[0][0], D[0], 1e-9 * D[0]);
+  // A law of N alone filtered and held out on C.
+  r.law = "E + A*N^-alpha";
+  r.bounds = "E=0:,A=0:";
+  r.columns.conditions = {"C >= 1e19"};
+  r.columns.holdout = "C >= 1e21";
+  r.cv = "leave-one-budget-out";
+  const FitOutcome b = run_fit(t, r);
+  EXPECT_EQ(b.laws[0].train.size() + b.laws[0].test.size(), 36);  // 4 budgets of 9
+  EXPECT_EQ(b.laws[0].test.size(), 18);
+  EXPECT_EQ(b.laws[0].fold_key, "N");
+}
+
+TEST(FitRequest, PredictRefusesInputsWhereTheLawIsUndefined) {
+  const DataTable t = chinchilla_table(0.01, 11);
+  const FitOutcome o = run_fit(t, request("chinchilla"));
+  const nlohmann::json saved = fit_outcome_saved(o);
+  EXPECT_THROW(predict_saved(saved, {{"N", {-1.0}}, {"D", {1e9}}}, 0.9), InputError);
+}
