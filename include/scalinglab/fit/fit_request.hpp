@@ -40,7 +40,7 @@ struct PredictionErrors {
 PredictionErrors prediction_errors(const ScalingLaw& law, const std::vector<double>& theta, const LawData& data);
 
 struct CrossValidationFold {
-  double C = 0;  // the budget left out (geometric mean of its rows)
+  double C = 0;  // the budget left out (geometric mean of its rows' C, or x for one-input laws)
   PredictionErrors errors;
 };
 
@@ -52,6 +52,7 @@ struct LawOutcome {
   std::shared_ptr<Bootstrap> boot;
   PredictionErrors holdout;
   std::vector<CrossValidationFold> folds;
+  std::string fold_key = "C";  // what the folds group by
   PredictionErrors cv;  // pooled over the folds
 };
 
