@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -35,10 +37,83 @@ std::string Progress::duration(double s) {
   return buf;
 }
 
-std::string Progress::status(double elapsed) const {
+void Progress::set_tasks(std::vector<std::vector<double>> features, int workers) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  features_ = std::move(features);
+  task_done_.assign(features_.size(), 0);
+  task_seconds_.assign(features_.size(), 0.0);
+  workers_ = std::max(1, workers);
+}
+
+void Progress::advance(std::size_t task, double seconds) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (task < task_done_.size() && !task_done_[task]) {
+      task_done_[task] = 1;
+      task_seconds_[task] = seconds;
+    }
+  }
+  advance();
+}
+
+double Progress::eta(double elapsed) const {
   const std::size_t ran = done_ - resumed_;
+  if (ran == 0) return NAN;
   // The rate of this run only: resumed tasks took no time here.
-  const double eta = ran ? elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done_) : NAN;
+  const double by_rate = elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done_);
+  std::vector<std::size_t> seen, pending;
+  for (std::size_t i = 0; i < task_done_.size(); ++i) (task_done_[i] ? seen : pending).push_back(i);
+  if (seen.size() > 2000) {  // a redraw stays cheap on huge sweeps: fit on every k-th finished task
+    std::vector<std::size_t> every;
+    for (std::size_t j = 0; j < seen.size(); j += seen.size() / 2000 + 1) every.push_back(seen[j]);
+    seen = std::move(every);
+  }
+  if (seen.size() < 3 || features_.empty()) return by_rate;
+  // Columns: an intercept and the features that vary among the tasks (logs of positive values).
+  const std::size_t m = features_.front().size();
+  std::vector<std::size_t> cols;
+  for (std::size_t k = 0; k < m; ++k) {
+    double lo = INFINITY, hi = -INFINITY;
+    bool usable = true;
+    for (const auto& f : features_) {
+      if (f.size() != m || !(f[k] > 0) || !std::isfinite(f[k])) usable = false;
+      else lo = std::min(lo, f[k]), hi = std::max(hi, f[k]);
+    }
+    if (usable && hi > lo) cols.push_back(k);
+  }
+  const auto n = static_cast<Eigen::Index>(seen.size()), p = static_cast<Eigen::Index>(cols.size() + 1);
+  Eigen::MatrixXd X(n, p);
+  Eigen::VectorXd y(n);
+  auto row = [&](std::size_t task, Eigen::Index r, Eigen::MatrixXd& M) {
+    M(r, 0) = 1;
+    for (std::size_t c = 0; c < cols.size(); ++c) M(r, static_cast<Eigen::Index>(c + 1)) = std::log(features_[task][cols[c]]);
+  };
+  for (Eigen::Index r = 0; r < n; ++r) {
+    row(seen[static_cast<std::size_t>(r)], r, X);
+    y[r] = std::log(std::max(task_seconds_[seen[static_cast<std::size_t>(r)]], 1e-6));
+  }
+  // A small ridge on the slopes only: a parameter seen at one value so far gets slope 0.
+  Eigen::MatrixXd A = X.transpose() * X;
+  for (Eigen::Index k = 1; k < p; ++k) A(k, k) += 1e-9 * static_cast<double>(n);
+  const Eigen::VectorXd b = A.ldlt().solve(X.transpose() * y);
+  if (!b.allFinite()) return by_rate;
+  // Mean of exp(residual) corrects the log model's bias (Duan's smearing).
+  const Eigen::VectorXd res = y - X * b;
+  const double smear = res.array().exp().mean();
+  Eigen::MatrixXd one(1, p);
+  double work = 0, longest = 0;
+  for (std::size_t task : pending) {
+    row(task, 0, one);
+    const double t = std::exp((one * b)(0)) * smear;
+    work += t;
+    longest = std::max(longest, t);
+  }
+  // Workers share the work, but no faster than the longest task left.
+  return std::max(work / workers_, longest);
+}
+
+std::string Progress::status(double elapsed) const {
+  const double eta = this->eta(elapsed);
   const int pct = total_ ? static_cast<int>(100 * done_ / total_) : 100;
   char buf[160];
   std::snprintf(buf, sizeof buf, "%zu/%zu %s %3d%%  elapsed %s  ETA %s", done_, total_, unit_.c_str(), pct,

@@ -197,6 +197,22 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   std::string label = sweep.name;
   if (shards > 1) label += " [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]";
   Progress progress(out.tasks_total, out.tasks_skipped, label, options.quiet);
+  {
+    // The ETA's cost model reads each task's numeric parameters (the same names for every task of
+    // a measure; other parts' names read as absent).
+    std::vector<std::string> names;
+    for (const auto& t : todo)
+      for (const auto& e : t.point->params.entries())
+        if (std::find(names.begin(), names.end(), e.spec->name) == names.end()) names.push_back(e.spec->name);
+    std::vector<std::vector<double>> features;
+    for (const auto& t : todo) {
+      std::vector<double> f(names.size(), NAN);
+      for (const auto& e : t.point->params.entries())
+        f[static_cast<std::size_t>(std::find(names.begin(), names.end(), e.spec->name) - names.begin())] = e.number;
+      features.push_back(std::move(f));
+    }
+    progress.set_tasks(std::move(features), threads);
+  }
   parallel_for(todo.size(), threads, [&](std::size_t i, int) {
     const Task& t = todo[i];
     const auto start = std::chrono::steady_clock::now();
@@ -205,7 +221,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     nlohmann::json params = t.point->params.to_json();
     if (!t.point->part.empty()) params["part"] = t.point->part;
     writer.append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
-    progress.advance();
+    progress.advance(i, seconds);
   });
   progress.finish();
   out.tasks_run = todo.size();
