@@ -22,6 +22,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Every unit test but the largest fits (4,500 L-BFGS starts and their bootstrap, 5 minutes
 # under the sanitizers; the same code runs in the smaller fit tests).
 "$build/tests/scalinglab_tests" --gtest_brief=1 \
-  --gtest_filter='-ChinchillaExample.*:ParametricFit.RecoversKaplanLaw:ParametricFit.RecoversChinchillaLaw:LawExpression.CustomChinchillaFitEqualsTheBuiltInOnTheShippedData'
+  --gtest_filter='-ChinchillaExample.*:ParametricFit.RecoversKaplanLaw:ParametricFit.RecoversChinchillaLaw:LawExpression.CustomChinchillaFitEqualsTheBuiltInOnTheShippedData:SlurmCli.ArrayAndMergeScriptsReproduceASingleRun'
 "$build/fuzz/fuzz_driver" --seconds "$fuzz_seconds" --seed "${FUZZ_SEED:-1}" \
   "$root/experiments" "$root/examples/data" "$root/fuzz/corpus"

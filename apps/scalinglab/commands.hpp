@@ -16,6 +16,7 @@ void add_describe(CLI::App& app, Action& action);
 void add_eval(CLI::App& app, Action& action);
 void add_run(CLI::App& app, Action& action);
 void add_merge(CLI::App& app, Action& action);
+void add_slurm(CLI::App& app, Action& action);
 void add_reproduce(CLI::App& app, Action& action);
 void add_claims(CLI::App& app, Action& action);
 void add_fit(CLI::App& app, Action& action);

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   scalinglab::cli::add_eval(app, action);
   scalinglab::cli::add_run(app, action);
   scalinglab::cli::add_merge(app, action);
+  scalinglab::cli::add_slurm(app, action);
   scalinglab::cli::add_reproduce(app, action);
   scalinglab::cli::add_claims(app, action);
   scalinglab::cli::add_fit(app, action);
