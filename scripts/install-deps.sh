@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas
   gnuplot-nox
+  slurmctld slurmd slurm-client munge   # the single-node Slurm test of `scalinglab slurm --submit`
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3-torch python3-scipy)
