@@ -123,7 +123,7 @@ void add_slurm(CLI::App& app, Action& action) {
         if (!o->partition.empty()) h += "#SBATCH --partition=" + o->partition + "\n";
         if (!o->time.empty()) h += "#SBATCH --time=" + o->time + "\n";
         if (!o->mem.empty()) h += "#SBATCH --mem=" + o->mem + "\n";
-        if (plain_path((dir / log).string())) h += "#SBATCH --output=" + (dir / log).string() + "\n";
+        if (plain_path(dir.string())) h += "#SBATCH --output=" + (dir / log).string() + "\n";
         return h;
       };
       const std::string n = std::to_string(o->array);

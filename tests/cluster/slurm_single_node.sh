@@ -86,6 +86,7 @@ echo "slurm: $(sinfo --version), node $host with $cpus CPUs up"
 
 sweep=$src/experiments/cabannes2023/fig1-left.toml
 out=$work/results
+cd "$work"
 "$cli" slurm "$sweep" --profile quick --out "$out" --array 3 --cpus 1 --time 10:00 --submit || { echo "FAIL: submit"; exit 1; }
 for _ in $(seq 1 300); do
   [ -z "$(squeue -h 2>/dev/null)" ] && break
@@ -95,5 +96,6 @@ squeue -h | grep -q . && { echo "FAIL: jobs still queued after 300 s"; squeue; e
 [ -f "$out/summary.csv" ] || { echo "FAIL: no merged summary"; cat "$out"/slurm/*.log 2>/dev/null | tail -20; exit 1; }
 "$cli" run "$sweep" --profile quick --quiet --out "$work/single" > /dev/null || { echo "FAIL: single run"; exit 1; }
 cmp "$out/summary.csv" "$work/single/summary.csv" || { echo "FAIL: the merged summary differs from a single run"; exit 1; }
+[ -f "$out/slurm/shard-0.log" ] || { echo "FAIL: the array's log is not in DIR/slurm"; exit 1; }
 echo "PASS: 3 array tasks and the merge (afterok) ran on Slurm; the summary equals a single run's"
 tail -1 "$out/slurm/merge.log" 2>/dev/null

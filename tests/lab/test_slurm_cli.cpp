@@ -61,6 +61,7 @@ TEST(SlurmCli, ArrayAndMergeScriptsReproduceASingleRun) {
   EXPECT_NE(shards.find("#SBATCH --array=0-2"), std::string::npos) << shards;
   EXPECT_NE(shards.find("#SBATCH --time=10:00"), std::string::npos);
   EXPECT_NE(shards.find("--resume"), std::string::npos);
+  EXPECT_EQ(shards.find("#SBATCH --output"), std::string::npos);  // not a plain path: Slurm's default log
   for (int k = 0; k < 3; ++k)
     ASSERT_EQ(sh("cd " + quoted(base.string()) + " && SLURM_ARRAY_TASK_ID=" + std::to_string(k) +
                      " SLURM_CPUS_PER_TASK=1 bash " + quoted((out / "slurm" / "shards.sbatch").string()),
