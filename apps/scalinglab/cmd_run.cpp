@@ -6,8 +6,12 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "scalinglab/cluster/job_environment.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/lab/runner.hpp"
+#ifdef SCALINGLAB_HAVE_MPI
+#include "scalinglab/cluster/mpi_run.hpp"
+#endif
 
 namespace scalinglab::cli {
 
@@ -33,7 +37,10 @@ void add_run(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "run", "Run a sweep file (TOML; see docs/sweeps.md): every grid point x run on a thread pool,\n"
              "appended to DIR/results.jsonl as tasks finish; then DIR/summary.csv, the plot and the checks.\n"
-             "Exit status: 0 all checks pass, 1 a check fails, 2 bad input.");
+             "Under mpirun (mpirun -np K scalinglab run ...), rank 0 runs the sweep and hands tasks to every\n"
+             "rank; the outputs are those of a single process (docs/cluster.md).\n"
+             "Exit status: 0 all checks pass, 1 a check fails, 2 bad input, 3 an MPI job stopped mid-run\n"
+             "(finish with --resume).");
   struct Opts {
     std::string file, out, shard, profile;
     std::vector<std::string> sets;
@@ -43,7 +50,8 @@ void add_run(CLI::App& app, Action& action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, "the sweep file, e.g. experiments/cabannes2023/fig1-left.toml")->required();
   cmd->add_option("--out", o->out, "results directory (default: results/<file stem>)");
-  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(threads_range());
+  cmd->add_option("--threads", o->threads,
+                  "worker threads (per rank under mpirun; default: all cores, shared among a node's ranks)")->check(threads_range());
   cmd->add_flag("--resume", o->resume, "continue an interrupted run in DIR: tasks already in results.jsonl are kept");
   cmd->add_option("--set", o->sets, "override a fixed parameter (removing its grid axis), runs or seed: --set N=200")
       ->allow_extra_args(false);
@@ -52,15 +60,31 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->callback([&action, o] {
     action = [o] {
+      const bool as_rank = launched_as_mpi_job();
+#ifdef SCALINGLAB_HAVE_MPI
+      // Ranks other than 0 only compute; rank 0 (below) does everything a single process does.
+      std::unique_ptr<MpiJob> job;
+      if (as_rank) {
+        job = std::make_unique<MpiJob>();
+        if (job->rank() > 0) return job->serve_tasks(o->threads ? o->threads : default_threads_per_rank());
+      }
+#else
+      if (as_rank)
+        throw InputError("this scalinglab was built without MPI (libopenmpi-dev was missing at build time), so each "
+                         "rank would run the whole sweep: rebuild it with MPI, or run without mpirun");
+#endif
       RunOptions opts;
       if (!o->shard.empty()) std::tie(opts.shard_index, opts.shard_count) = parse_shard(o->shard);
       const Sweep sweep = load_sweep(o->file, o->profile, o->sets);
       require_known_profile(sweep, o->profile);
       opts.out_dir = o->out;
-      opts.threads = o->threads;
+      opts.threads = o->threads ? o->threads : (as_rank ? default_threads_per_rank() : 0);
       opts.resume = o->resume;
       opts.quiet = o->quiet;
       opts.origin = {o->profile, o->sets};
+#ifdef SCALINGLAB_HAVE_MPI
+      if (job) opts.remote = &job->workers();
+#endif
       const RunOutcome r = run_sweep(sweep, opts);
       if (!r.aggregated) {
         std::printf("shard %llu/%llu: %zu tasks (%zu run now, %zu done before) in %s\n",

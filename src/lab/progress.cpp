@@ -2,10 +2,11 @@
 
 #include <unistd.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "scalinglab/lab/cost_model.hpp"
 
 namespace scalinglab {
 
@@ -69,42 +70,13 @@ double Progress::eta(double elapsed) const {
     seen = std::move(every);
   }
   if (seen.size() < 3 || features_.empty()) return by_rate;
-  // Columns: an intercept and the features that vary among the tasks (logs of positive values).
-  const std::size_t m = features_.front().size();
-  std::vector<std::size_t> cols;
-  for (std::size_t k = 0; k < m; ++k) {
-    double lo = INFINITY, hi = -INFINITY;
-    bool usable = true;
-    for (const auto& f : features_) {
-      if (f.size() != m || !(f[k] > 0) || !std::isfinite(f[k])) usable = false;
-      else lo = std::min(lo, f[k]), hi = std::max(hi, f[k]);
-    }
-    if (usable && hi > lo) cols.push_back(k);
-  }
-  const auto n = static_cast<Eigen::Index>(seen.size()), p = static_cast<Eigen::Index>(cols.size() + 1);
-  Eigen::MatrixXd X(n, p);
-  Eigen::VectorXd y(n);
-  auto row = [&](std::size_t task, Eigen::Index r, Eigen::MatrixXd& M) {
-    M(r, 0) = 1;
-    for (std::size_t c = 0; c < cols.size(); ++c) M(r, static_cast<Eigen::Index>(c + 1)) = std::log(features_[task][cols[c]]);
-  };
-  for (Eigen::Index r = 0; r < n; ++r) {
-    row(seen[static_cast<std::size_t>(r)], r, X);
-    y[r] = std::log(std::max(task_seconds_[seen[static_cast<std::size_t>(r)]], 1e-6));
-  }
-  // A small ridge on the slopes only: a parameter seen at one value so far gets slope 0.
-  Eigen::MatrixXd A = X.transpose() * X;
-  for (Eigen::Index k = 1; k < p; ++k) A(k, k) += 1e-9 * static_cast<double>(n);
-  const Eigen::VectorXd b = A.ldlt().solve(X.transpose() * y);
-  if (!b.allFinite()) return by_rate;
-  // Mean of exp(residual) corrects the log model's bias (Duan's smearing).
-  const Eigen::VectorXd res = y - X * b;
-  const double smear = res.array().exp().mean();
-  Eigen::MatrixXd one(1, p);
+  CostModel model(features_);
+  std::vector<double> seconds;
+  for (std::size_t task : seen) seconds.push_back(task_seconds_[task]);
+  if (!model.fit(seen, seconds)) return by_rate;
   double work = 0, longest = 0;
   for (std::size_t task : pending) {
-    row(task, 0, one);
-    const double t = std::exp((one * b)(0)) * smear;
+    const double t = model.predict(task);
     work += t;
     longest = std::max(longest, t);
   }

@@ -1,6 +1,7 @@
 // Running a sweep: the task list, resume, shards and merge; then summary.csv, plot and checks.
 #include "scalinglab/lab/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
@@ -196,33 +198,73 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   set_task_threads(todo.size() > 1 ? 1 : threads);
   std::string label = sweep.name;
   if (shards > 1) label += " [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]";
+  const int workers = threads + (options.remote ? options.remote->slots() : 0);
   Progress progress(out.tasks_total, out.tasks_skipped, label, options.quiet);
+  // The cost model (ETA, task order) reads each task's numeric parameters (the same names for every
+  // task of a measure; other parts' names read as absent).
+  std::vector<std::vector<double>> features;
   {
-    // The ETA's cost model reads each task's numeric parameters (the same names for every task of
-    // a measure; other parts' names read as absent).
     std::vector<std::string> names;
     for (const auto& t : todo)
       for (const auto& e : t.point->params.entries())
         if (std::find(names.begin(), names.end(), e.spec->name) == names.end()) names.push_back(e.spec->name);
-    std::vector<std::vector<double>> features;
     for (const auto& t : todo) {
       std::vector<double> f(names.size(), NAN);
       for (const auto& e : t.point->params.entries())
         f[static_cast<std::size_t>(std::find(names.begin(), names.end(), e.spec->name) - names.begin())] = e.number;
       features.push_back(std::move(f));
     }
-    progress.set_tasks(std::move(features), threads);
   }
-  parallel_for(todo.size(), threads, [&](std::size_t i, int) {
+  progress.set_tasks(features, workers);
+  TaskQueue queue(std::move(features), /*cost_order=*/workers > 1);
+
+  const auto record_task = [&](std::size_t i, Record&& record, double seconds) {
     const Task& t = todo[i];
-    const auto start = std::chrono::steady_clock::now();
-    Record record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     nlohmann::json params = t.point->params.to_json();
     if (!t.point->part.empty()) params["part"] = t.point->part;
     writer.append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
     progress.advance(i, seconds);
-  });
+    queue.finished(i, seconds);
+  };
+  const auto run_here = [&] {
+    parallel_for(static_cast<std::size_t>(threads), threads, [&](std::size_t, int) {
+      std::size_t i;
+      while (queue.next(i)) {
+        try {
+          const Task& t = todo[i];
+          const auto start = std::chrono::steady_clock::now();
+          Record record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
+          record_task(i, std::move(record), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        } catch (...) {
+          queue.stop();  // the first failure ends the run; tasks running elsewhere finish
+          throw;
+        }
+      }
+    });
+  };
+  if (!options.remote) {
+    run_here();
+  } else {
+    std::vector<TaskRef> refs;
+    for (const auto& t : todo) refs.push_back({t.point->index, t.run, t.point->key});
+    std::exception_ptr local_error;
+    std::thread here([&] {
+      try {
+        run_here();
+      } catch (...) {
+        local_error = std::current_exception();
+      }
+    });
+    try {
+      options.remote->serve(sweep, options.origin, refs, queue, record_task);
+    } catch (...) {
+      queue.stop();
+      here.join();
+      throw;
+    }
+    here.join();
+    if (local_error) std::rethrow_exception(local_error);
+  }
   progress.finish();
   out.tasks_run = todo.size();
   if (shards > 1) return out;  // shards are summarised by `merge`

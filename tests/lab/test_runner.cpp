@@ -256,6 +256,75 @@ TEST(Runner, KilledRunResumesWithNothingLostOrRedone) {
   EXPECT_EQ(slurp(dir / "summary.csv"), slurp(tmp.path / "reference" / "summary.csv"));
 }
 
+// Stands in for the ranks of an MPI job: rebuilds the grid from the sweep's text as a rank does,
+// takes tasks from the runner's queue and hands each result back through `done` on the serving
+// thread, while the runner's own thread takes tasks from the same queue. Throws (a lost rank) after
+// `fail_after` tasks when that is set.
+class FakeRanks : public RemoteWorkers {
+ public:
+  explicit FakeRanks(int fail_after = -1) : fail_after_(fail_after) {}
+  int slots() const override { return 1; }
+  void serve(const Sweep& sweep, const SweepOrigin& origin, const std::vector<TaskRef>& tasks, TaskQueue& queue,
+             const Done& done) override {
+    const Sweep rebuilt = parse_sweep(sweep.text, sweep.path, origin.profile, origin.sets, toy());
+    const auto points = expand_grid(rebuilt, toy());
+    std::size_t i;
+    while (queue.next(i)) {
+      if (ran == fail_after_) throw std::runtime_error("rank 1 was lost");
+      const GridPoint& p = points.at(tasks[i].point);
+      EXPECT_EQ(p.key, tasks[i].key);
+      done(i, run_task(*p.measure, p.params, rebuilt.seed, tasks[i].run), 0.002);
+      ++ran;
+    }
+  }
+  int ran = 0;
+
+ private:
+  int fail_after_;
+};
+
+TEST(Runner, RemoteWorkersShareTheTasksAndChangeNoRecord) {
+  TempDir tmp;
+  run_toy(tmp / "single", 1);
+  g_sleep_ms = 2;  // both sides get tasks
+  FakeRanks ranks;
+  RunOptions o;
+  o.out_dir = tmp / "shared";
+  o.threads = 1;
+  o.quiet = true;
+  o.registry = &toy();
+  o.remote = &ranks;
+  const RunOutcome r = run_sweep(toy_sweep(), o);
+  g_sleep_ms = 0;
+  EXPECT_EQ(r.tasks_run, 24u);
+  EXPECT_GT(ranks.ran, 0);
+  EXPECT_LT(ranks.ran, 24);
+  EXPECT_EQ(tasks_of(tmp.path / "shared"), tasks_of(tmp.path / "single"));
+  EXPECT_EQ(slurp(tmp.path / "shared" / "summary.csv"), slurp(tmp.path / "single" / "summary.csv"));
+}
+
+TEST(Runner, ALostRemoteWorkerEndsTheRunAndResumeFinishesIt) {
+  TempDir tmp;
+  run_toy(tmp / "single", 1);
+  g_sleep_ms = 2;
+  FakeRanks ranks(3);
+  RunOptions o;
+  o.out_dir = tmp / "lost";
+  o.threads = 1;
+  o.quiet = true;
+  o.registry = &toy();
+  o.remote = &ranks;
+  EXPECT_THROW(run_sweep(toy_sweep(), o), std::runtime_error);
+  g_sleep_ms = 0;
+  const std::size_t done = count_lines(tmp.path / "lost" / "results.jsonl");
+  EXPECT_GE(done, 3u);
+  EXPECT_LT(done, 24u);
+  tasks_of(tmp.path / "lost");  // whole lines, each task once
+  const RunOutcome r = run_toy(tmp / "lost", 2, /*resume=*/true);
+  EXPECT_EQ(r.tasks_skipped, done);
+  EXPECT_EQ(tasks_of(tmp.path / "lost"), tasks_of(tmp.path / "single"));
+}
+
 TEST(Runner, BadOutputDirectoryLeavesNothingBehind) {
   TempDir tmp;
   std::ofstream(tmp.path / "file") << "x";

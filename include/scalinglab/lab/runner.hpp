@@ -2,13 +2,38 @@
 // Running a sweep: tasks (grid point x run) on a thread pool, appended to results.jsonl as they
 // finish; resume, shards, progress; then aggregation, plot and checks.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "scalinglab/lab/check.hpp"
 #include "scalinglab/lab/sweep.hpp"
+#include "scalinglab/lab/task_queue.hpp"
 
 namespace scalinglab {
+
+// A pending task as another process names it: its grid point (GridPoint::index) and run.
+struct TaskRef {
+  std::size_t point = 0;
+  uint64_t run = 0;
+  std::string key;  // the point's key: a process whose grid differs notices
+};
+
+// Other processes running tasks of this run (the ranks of an MPI job, cluster/mpi_run.hpp). The
+// runner serves them from the queue its own threads take tasks from; everything else (the lock,
+// resume, results.jsonl, progress, checks) stays in this process, so a distributed run's outputs
+// are those of a single-process run.
+class RemoteWorkers {
+ public:
+  using Done = std::function<void(std::size_t task, Record&& record, double seconds)>;
+  virtual ~RemoteWorkers() = default;
+  virtual int slots() const = 0;  // tasks they run at once (for the ETA and the task order)
+  // Hands tasks from `queue` (indices into `tasks`) to the workers, which rebuild the grid from the
+  // sweep's text and `origin`; calls `done` (from this thread) as each result arrives. Returns when
+  // the queue is empty or stopped and every task handed out is back; throws when a task failed.
+  virtual void serve(const Sweep& sweep, const SweepOrigin& origin, const std::vector<TaskRef>& tasks,
+                     TaskQueue& queue, const Done& done) = 0;
+};
 
 struct RunOptions {
   std::string out_dir;          // default: results/<sweep name>
@@ -18,6 +43,7 @@ struct RunOptions {
   uint64_t shard_index = 0, shard_count = 1;  // run tasks with (task index % count) == index
   SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
   const Registry* registry = nullptr;  // where the sweep's measure lives; null: builtin_registry()
+  RemoteWorkers* remote = nullptr;     // other processes sharing the tasks (MPI); null: this one only
 };
 
 struct RunOutcome {

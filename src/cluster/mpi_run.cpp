@@ -1,0 +1,410 @@
+#include "scalinglab/cluster/mpi_run.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalinglab/cluster/record_wire.hpp"
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/parallel.hpp"
+#include "scalinglab/lab/evaluate.hpp"
+
+namespace scalinglab {
+
+namespace {
+
+enum Tag : int { kHello = 1, kSweep, kStop, kTask, kResult, kFailed };
+constexpr uint64_t kNoTask = UINT64_MAX;
+
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_signal = sig; }
+
+// OpenMPI's blocking calls spin a core while they wait, which the tasks need. Every wait here polls
+// instead and sleeps between polls: at first 20 us doubling up to 200 us; once tasks have been
+// timed, a quarter of the mean task (50 us to 2 ms) every time. A worker holds 2 tasks per thread,
+// so an answer within a task's time keeps it busy, and a rank wakes only about 4 times per task
+// (each wake-up costs the tasks sharing its core a context switch and some cache).
+class Backoff {
+ public:
+  int next() {
+    us_ = paced_ ? cap_ : us_ ? std::min(2 * us_, cap_) : 20;
+    return us_;
+  }
+  void idle() { ::usleep(static_cast<useconds_t>(next())); }
+  void busy() { us_ = 0; }
+  void pace(double mean_task_seconds) {
+    cap_ = static_cast<int>(std::clamp(mean_task_seconds * 1e6 / 4, 50.0, 2000.0));
+    paced_ = true;
+  }
+
+ private:
+  int us_ = 0, cap_ = 200;
+  bool paced_ = false;
+};
+
+struct Message {
+  int source = 0, tag = 0;
+  std::string bytes;
+};
+
+bool poll(Message& m, int source = MPI_ANY_SOURCE) {
+  int flag = 0;
+  MPI_Message handle;
+  MPI_Status status;
+  MPI_Improbe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &handle, &status);
+  if (!flag) return false;
+  int n = 0;
+  MPI_Get_count(&status, MPI_BYTE, &n);
+  m.source = status.MPI_SOURCE;
+  m.tag = status.MPI_TAG;
+  m.bytes.assign(static_cast<std::size_t>(n), '\0');
+  MPI_Mrecv(m.bytes.data(), n, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+  return true;
+}
+
+void send(const std::string& bytes, int dest, int tag) {
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+    throw std::runtime_error("a task's record of " + std::to_string(bytes.size()) + " bytes is too large to send");
+  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+}
+
+template <class T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <class T>
+T take(const std::string& in, std::size_t& at) {
+  if (at > in.size() || in.size() - at < sizeof(T)) throw std::runtime_error("MPI message truncated");
+  T v;
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+
+// Rank 0's view of the other ranks.
+class MpiWorkers final : public RemoteWorkers {
+ public:
+  explicit MpiWorkers(int size) : threads_(static_cast<std::size_t>(size), 0), stopped_(static_cast<std::size_t>(size), 0) {
+    Backoff wait;
+    for (int heard = 1; heard < size;) {
+      if (g_signal) interrupted({});
+      Message m;
+      if (!poll(m)) {
+        wait.idle();
+        continue;
+      }
+      wait.busy();
+      if (m.tag != kHello) throw std::runtime_error("MPI: rank " + std::to_string(m.source) + " spoke out of turn");
+      std::size_t at = 0;
+      threads_[static_cast<std::size_t>(m.source)] = std::max(1, take<int>(m.bytes, at));
+      ++heard;
+    }
+  }
+
+  ~MpiWorkers() override { stop_all(); }
+
+  int slots() const override {
+    int n = 0;
+    for (int t : threads_) n += t;
+    return n;
+  }
+
+  void serve(const Sweep& sweep, const SweepOrigin& origin, const std::vector<TaskRef>& tasks, TaskQueue& queue,
+             const Done& done) override {
+    tasks_ = &tasks;
+    const std::string setup =
+        nlohmann::json{{"text", sweep.text}, {"path", sweep.path}, {"profile", origin.profile}, {"sets", origin.sets}}
+            .dump();
+    const int size = static_cast<int>(threads_.size());
+    for (int w = 1; w < size; ++w) send(setup, w, kSweep);
+
+    std::vector<int> busy(threads_.size(), 0);
+    std::size_t outstanding = 0;
+    std::string failure;                      // the first failure; the run drains, then throws it
+    std::exception_ptr recording_error;       // results.jsonl could not take a result
+    const auto feed = [&](int w) {
+      std::size_t i;
+      while (busy[static_cast<std::size_t>(w)] < 2 * threads_[static_cast<std::size_t>(w)] && queue.next(i)) {
+        const TaskRef& t = tasks[i];
+        std::string msg;
+        put<uint64_t>(msg, i);
+        put<uint64_t>(msg, t.point);
+        put<uint64_t>(msg, t.run);
+        msg += t.key;
+        send(msg, w, kTask);
+        owner_[i] = w;
+        ++busy[static_cast<std::size_t>(w)];
+        ++outstanding;
+      }
+    };
+    for (int w = 1; w < size; ++w) feed(w);
+
+    Backoff wait;
+    double seconds_sum = 0;
+    std::size_t results = 0;
+    while (outstanding > 0) {
+      if (g_signal) interrupted(queue.in_flight());
+      Message m;
+      if (!poll(m)) {
+        wait.idle();
+        continue;
+      }
+      wait.busy();
+      std::size_t at = 0;
+      const auto task = take<uint64_t>(m.bytes, at);
+      if (m.tag != kResult && m.tag != kFailed)
+        throw std::runtime_error("MPI: unexpected message from rank " + std::to_string(m.source));
+      if (task != kNoTask) {
+        if (task >= tasks.size() || owner_.erase(task) == 0)
+          throw std::runtime_error("MPI: rank " + std::to_string(m.source) + " returned a task it was not given");
+        --busy[static_cast<std::size_t>(m.source)];
+        --outstanding;
+      }
+      if (m.tag == kFailed) {
+        if (failure.empty()) {
+          failure = "rank " + std::to_string(m.source) + ": " +
+                    (task == kNoTask ? "" : "task " + tasks[task].key + " run " + std::to_string(tasks[task].run) + ": ") +
+                    m.bytes.substr(at);
+        }
+        queue.stop();  // no new tasks; the ones running elsewhere finish and are recorded
+        continue;
+      }
+      const double seconds = take<double>(m.bytes, at);
+      seconds_sum += seconds;
+      wait.pace(seconds_sum / static_cast<double>(++results));
+      Record record = read_record(m.bytes, at);
+      try {
+        done(task, std::move(record), seconds);
+      } catch (...) {
+        if (!recording_error) recording_error = std::current_exception();
+        queue.stop();
+      }
+      feed(m.source);
+    }
+    stop_all();
+    tasks_ = nullptr;
+    if (recording_error) std::rethrow_exception(recording_error);
+    if (!failure.empty()) throw std::runtime_error(failure);
+  }
+
+  // Ranks still waiting (for the sweep or for tasks) are released.
+  void stop_all() {
+    for (std::size_t w = 1; w < stopped_.size(); ++w)
+      if (!stopped_[w]) {
+        send({}, static_cast<int>(w), kStop);
+        stopped_[w] = 1;
+      }
+  }
+
+ private:
+  // The job is being torn down (mpirun stops every rank when one dies; a scheduler cancels or
+  // preempts): name what is lost while there is time (SIGKILL follows), then leave. Everything
+  // finished is already in results.jsonl.
+  [[noreturn]] void interrupted(const std::vector<std::size_t>& lost) const {
+    std::fprintf(stderr,
+                 "\nscalinglab: error: the MPI job is being stopped (signal %d: a rank died, or the job was cancelled "
+                 "or preempted); %zu task%s running, not recorded:\n",
+                 static_cast<int>(g_signal), lost.size(), lost.size() == 1 ? " was" : "s were");
+    std::size_t shown = 0;
+    for (std::size_t i : lost) {
+      if (++shown > 20) {
+        std::fprintf(stderr, "  ... and %zu more\n", lost.size() - 20);
+        break;
+      }
+      const auto it = owner_.find(i);
+      const TaskRef& t = (*tasks_)[i];
+      std::fprintf(stderr, "  %s run %llu (rank %d)\n", t.key.c_str(), static_cast<unsigned long long>(t.run),
+                   it == owner_.end() ? 0 : it->second);
+    }
+    std::fprintf(stderr,
+                 "every finished task is in results.jsonl: run the same command with --resume (any number of ranks, "
+                 "or none) to finish\n");
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+
+  std::vector<int> threads_;  // per rank; rank 0's entry unused
+  std::vector<char> stopped_;
+  std::map<std::size_t, int> owner_;  // tasks at other ranks
+  const std::vector<TaskRef>* tasks_ = nullptr;
+};
+
+// A worker's tasks between its MPI thread and its compute threads.
+struct Mailbox {
+  struct Work {
+    uint64_t task, point, run;
+    std::string key;
+  };
+  std::mutex mutex;
+  std::condition_variable ready;  // a task came in (or the run is closing)
+  std::condition_variable sent;   // a result is ready to go out
+  std::deque<Work> inbox;
+  double seconds_sum = 0;
+  std::size_t results = 0;
+  std::deque<std::pair<int, std::string>> outbox;  // tag, bytes
+  bool closing = false;
+};
+
+}  // namespace
+
+MpiJob::MpiJob() {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (rank_ == 0) {
+    std::signal(SIGTERM, on_stop_signal);
+    std::signal(SIGINT, on_stop_signal);
+  }
+}
+
+MpiJob::~MpiJob() {
+  if (workers_) workers_.reset();  // releases ranks still waiting for a sweep or for tasks
+  else if (rank_ == 0)
+    for (int w = 1; w < size_; ++w) send({}, w, kStop);  // the run ended before it started
+  if (rank_ == 0) {
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGINT, SIG_DFL);
+  }
+  MPI_Finalize();
+  if (g_signal) std::raise(g_signal);  // a stop asked for after the tasks: honour it now
+}
+
+RemoteWorkers& MpiJob::workers() {
+  if (rank_ != 0) throw std::logic_error("MpiJob::workers on a rank other than 0");
+  if (!workers_) workers_ = std::make_unique<MpiWorkers>(size_);
+  return *workers_;
+}
+
+int MpiJob::serve_tasks(int threads) {
+  {
+    std::string hello;
+    put<int>(hello, threads);
+    send(hello, 0, kHello);
+  }
+  Backoff wait;
+  Message m;
+  while (!poll(m, 0)) wait.idle();
+  if (m.tag == kStop) return 0;  // rank 0 stopped before running anything (bad input, nothing to do)
+  if (m.tag != kSweep) throw std::runtime_error("MPI: rank 0 spoke out of turn");
+
+  const Registry& registry = builtin_registry();
+  std::unique_ptr<Sweep> sweep;
+  std::vector<GridPoint> points;
+  std::string setup_error;
+  try {
+    const auto j = nlohmann::json::parse(m.bytes);
+    sweep = std::make_unique<Sweep>(parse_sweep(j.at("text").get<std::string>(), j.at("path").get<std::string>(),
+                                                j.at("profile").get<std::string>(),
+                                                j.at("sets").get<std::vector<std::string>>(), registry));
+    points = expand_grid(*sweep, registry);
+  } catch (const std::exception& e) {
+    setup_error = std::string("could not rebuild the sweep: ") + e.what();
+  }
+
+  // Same rule as the runner: one BLAS thread per task, so records do not depend on where they ran.
+  set_blas_threads(1);
+  set_task_threads(1);
+  Mailbox box;
+  const auto compute = [&] {
+    for (;;) {
+      Mailbox::Work w;
+      {
+        std::unique_lock<std::mutex> lock(box.mutex);
+        box.ready.wait(lock, [&] { return box.closing || !box.inbox.empty(); });
+        if (box.closing) return;  // rank 0 stopped the run: tasks not started are dropped
+        w = std::move(box.inbox.front());
+        box.inbox.pop_front();
+      }
+      std::string out;
+      put<uint64_t>(out, w.task);
+      int tag = kResult;
+      try {
+        if (!setup_error.empty()) throw std::runtime_error(setup_error);
+        if (w.point >= points.size() || points[w.point].key != w.key)
+          throw std::runtime_error("this rank's grid differs from rank 0's at " + w.key +
+                                   " (do all ranks run the same scalinglab build on the same sweep?)");
+        const GridPoint& p = points[w.point];
+        const auto start = std::chrono::steady_clock::now();
+        const Record record = run_task(*p.measure, p.params, sweep->seed, w.run);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        put<double>(out, seconds);
+        append_record(record, out);
+        std::lock_guard<std::mutex> lock(box.mutex);
+        box.seconds_sum += seconds;
+        ++box.results;
+      } catch (const std::exception& e) {
+        tag = kFailed;
+        out.resize(sizeof(uint64_t));
+        out += e.what();
+      }
+      std::lock_guard<std::mutex> lock(box.mutex);
+      box.outbox.emplace_back(tag, std::move(out));
+      box.sent.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int k = 0; k < std::max(1, threads); ++k) pool.emplace_back(compute);
+
+  // This thread alone talks MPI: tasks in, results out, until rank 0 says stop.
+  bool stopping = false;
+  while (!stopping) {
+    bool active = false;
+    while (poll(m, 0)) {
+      active = true;
+      if (m.tag == kStop) {
+        stopping = true;
+        break;
+      }
+      std::size_t at = 0;
+      Mailbox::Work w;
+      w.task = take<uint64_t>(m.bytes, at);
+      w.point = take<uint64_t>(m.bytes, at);
+      w.run = take<uint64_t>(m.bytes, at);
+      w.key = m.bytes.substr(at);
+      std::lock_guard<std::mutex> lock(box.mutex);
+      box.inbox.push_back(std::move(w));
+      box.ready.notify_one();
+    }
+    std::deque<std::pair<int, std::string>> out;
+    {
+      std::unique_lock<std::mutex> lock(box.mutex);
+      if (!active && box.outbox.empty()) {
+        // Idle: sleep until a result is ready, or for the backoff (a task or stop may come in).
+        if (box.results) wait.pace(box.seconds_sum / static_cast<double>(box.results));
+        box.sent.wait_for(lock, std::chrono::microseconds(wait.next()), [&] { return !box.outbox.empty(); });
+      } else {
+        wait.busy();
+      }
+      out.swap(box.outbox);
+    }
+    for (const auto& [tag, bytes] : out) send(bytes, 0, tag);
+  }
+  {
+    std::lock_guard<std::mutex> lock(box.mutex);
+    box.closing = true;
+  }
+  box.ready.notify_all();
+  for (auto& t : pool) t.join();
+  return 0;
+}
+
+}  // namespace scalinglab
