@@ -8,8 +8,8 @@
 # Each command is timed whole, then its fixed cost (start-up, mpirun's launch, summary, plot) is
 # timed as a --resume of the finished folder, which runs no task, and subtracted:
 #   throughput = tasks / (wall - fixed);  per-task overhead = workers (wall - fixed) / tasks - mean task
-# where "mean task" is the mean of the run's own per-task seconds (results.jsonl). Repetitions are
-# interleaved; medians. Targets: 2 ranks >= 1.8x one process at 10 ms; overhead < 0.2 ms per task.
+# where "mean task" is the mean per-task seconds (results.jsonl) of the 1-process run: the overhead
+# also counts tasks slowed down beside another rank's polling. Repetitions are interleaved; medians. Targets: 2 ranks >= 1.8x one process at 10 ms; overhead < 0.2 ms per task.
 #   bench/run_cluster.sh [reps=3] [build dir=build]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,27 +62,30 @@ for label, R, tasks in sizes:
             busy = wall - fixed
             rows.setdefault((label, name), []).append(
                 dict(wall=wall, fixed=fixed, rate=tasks / busy, task=statistics.mean(secs),
-                     overhead=workers * busy / tasks - statistics.mean(secs)))
+                     per_task=workers * busy / tasks))
 
 med = lambda xs: statistics.median(xs)
 print(f"{os.cpu_count()} cores; medians of {reps} interleaved repetitions")
 print(f"{'tasks':>7} {'run':>10} {'n':>5} {'task ms':>8} {'wall s':>7} {'fixed s':>7} {'tasks/s':>8} "
       f"{'vs 1 proc':>9} {'overhead ms':>11}")
-ok = True
+verdicts = []
 for label, R, tasks in sizes:
     base = med([r["rate"] for r in rows[(label, "1 process")]])
+    alone = med([r["task"] for r in rows[(label, "1 process")]])  # a task's own cost, in one process
     for name in configs:
         rs = rows[(label, name)]
         rate = med([r["rate"] for r in rs])
-        over = med([r["overhead"] for r in rs])
+        over = med([r["per_task"] for r in rs]) - alone
         print(f"{label:>7} {name:>10} {tasks:>5} {1e3 * med([r['task'] for r in rs]):8.2f} "
               f"{med([r['wall'] for r in rs]):7.2f} {med([r['fixed'] for r in rs]):7.2f} {rate:8.1f} "
               f"{rate / base:8.2f}x {1e3 * over:11.3f}")
         if name == "2 ranks":
-            if label == "10 ms" and rate / base < 1.8:
-                ok = False
-            if over > 2e-4:
-                ok = False
-print("targets: 2 ranks >= 1.8x one process at 10 ms; 2 ranks' overhead < 0.2 ms per task:",
-      "met" if ok else "NOT met")
-PY
+            if label == "10 ms":
+                verdicts.append(f"2 ranks at 10 ms: {rate / base:.2f}x (target >= 1.8x): "
+                                + ("met" if rate / base >= 1.8 else "NOT met"))
+            verdicts.append(f"2 ranks' overhead at {label}: {1e3 * over:.3f} ms per task (target < 0.2 ms): "
+                            + ("met" if over < 2e-4 else "NOT met"))
+print("overhead = workers x (wall - fixed) / tasks - the mean task of the 1-process run: what a task")
+print("costs beyond its own time (dispatch, slower tasks beside the polling, and the end of the run,")
+print("when fewer tasks than workers are left: compare 2 threads).")
+print("\n".join(verdicts))

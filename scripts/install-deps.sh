@@ -13,6 +13,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas
   gnuplot-nox
   slurmctld slurmd slurm-client munge   # the single-node Slurm test of `scalinglab slurm --submit`
+  libopenmpi-dev openmpi-bin            # mpirun -np K scalinglab run (optional at build time)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3-torch python3-scipy)

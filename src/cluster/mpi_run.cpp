@@ -85,19 +85,8 @@ void send(const std::string& bytes, int dest, int tag) {
   MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
 }
 
-template <class T>
-void put(std::string& out, T v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <class T>
-T take(const std::string& in, std::size_t& at) {
-  if (at > in.size() || in.size() - at < sizeof(T)) throw std::runtime_error("MPI message truncated");
-  T v;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  at += sizeof v;
-  return v;
-}
+using wire::put;
+using wire::take;
 
 // Rank 0's view of the other ranks.
 class MpiWorkers final : public RemoteWorkers {
@@ -140,9 +129,13 @@ class MpiWorkers final : public RemoteWorkers {
     std::size_t outstanding = 0;
     std::string failure;                      // the first failure; the run drains, then throws it
     std::exception_ptr recording_error;       // results.jsonl could not take a result
+    // A second task per thread waits at the worker while the first runs, so it never waits for rank
+    // 0; near the end (fewer tasks left than twice the slots) one per thread, so that no task waits
+    // at one rank while another rank idles.
     const auto feed = [&](int w) {
       std::size_t i;
-      while (busy[static_cast<std::size_t>(w)] < 2 * threads_[static_cast<std::size_t>(w)] && queue.next(i)) {
+      const auto depth = [&] { return queue.left() >= 2 * static_cast<std::size_t>(slots()) ? 2 : 1; };
+      while (busy[static_cast<std::size_t>(w)] < depth() * threads_[static_cast<std::size_t>(w)] && queue.next(i)) {
         const TaskRef& t = tasks[i];
         std::string msg;
         put<uint64_t>(msg, i);

@@ -8,19 +8,8 @@ namespace scalinglab {
 
 namespace {
 
-template <class T>
-void put(std::string& out, T v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <class T>
-T take(const std::string& in, std::size_t& at) {
-  if (at > in.size() || in.size() - at < sizeof(T)) throw std::runtime_error("record bytes: truncated");
-  T v;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  at += sizeof v;
-  return v;
-}
+using wire::put;
+using wire::take;
 
 void put_name(std::string& out, const std::string& name) {
   put<uint32_t>(out, static_cast<uint32_t>(name.size()));

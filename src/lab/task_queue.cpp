@@ -47,6 +47,11 @@ void TaskQueue::stop() {
   stopped_ = true;
 }
 
+std::size_t TaskQueue::left() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stopped_ ? 0 : order_.size() - next_;
+}
+
 std::vector<std::size_t> TaskQueue::in_flight() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::size_t> out;

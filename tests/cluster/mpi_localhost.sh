@@ -61,6 +61,12 @@ print(f"{len(b)} tasks")
 EOF
 [ -x "$(command -v python3)" ] || skip "python3 is needed to compare records"
 
+# An environment where mpirun itself cannot start processes (no shared memory, no usable host
+# name) says so and skips; anything after this is scalinglab's.
+if ! out=$(timeout 60 mpirun --oversubscribe -np 2 true 2>&1); then
+  skip "mpirun cannot start processes here: $(head -c 400 <<<"$out")"
+fi
+
 # A build without MPI refuses to run as a rank; then there is nothing to test.
 if ! out=$(mpirun --oversubscribe -np 2 "$cli" "${run[@]}" --out probe 2>&1); then
   grep -q "built without MPI" <<<"$out" && skip "this scalinglab was built without MPI"

@@ -277,6 +277,16 @@ class FakeRanks : public RemoteWorkers {
       ++ran;
     }
   }
+  // A one-thread run of the toy sweep into `out` sharing its tasks with these ranks.
+  RunOptions options(const std::string& out) {
+    RunOptions o;
+    o.out_dir = out;
+    o.threads = 1;
+    o.quiet = true;
+    o.registry = &toy();
+    o.remote = this;
+    return o;
+  }
   int ran = 0;
 
  private:
@@ -288,13 +298,7 @@ TEST(Runner, RemoteWorkersShareTheTasksAndChangeNoRecord) {
   run_toy(tmp / "single", 1);
   g_sleep_ms = 2;  // both sides get tasks
   FakeRanks ranks;
-  RunOptions o;
-  o.out_dir = tmp / "shared";
-  o.threads = 1;
-  o.quiet = true;
-  o.registry = &toy();
-  o.remote = &ranks;
-  const RunOutcome r = run_sweep(toy_sweep(), o);
+  const RunOutcome r = run_sweep(toy_sweep(), ranks.options(tmp / "shared"));
   g_sleep_ms = 0;
   EXPECT_EQ(r.tasks_run, 24u);
   EXPECT_GT(ranks.ran, 0);
@@ -308,13 +312,7 @@ TEST(Runner, ALostRemoteWorkerEndsTheRunAndResumeFinishesIt) {
   run_toy(tmp / "single", 1);
   g_sleep_ms = 2;
   FakeRanks ranks(3);
-  RunOptions o;
-  o.out_dir = tmp / "lost";
-  o.threads = 1;
-  o.quiet = true;
-  o.registry = &toy();
-  o.remote = &ranks;
-  EXPECT_THROW(run_sweep(toy_sweep(), o), std::runtime_error);
+  EXPECT_THROW(run_sweep(toy_sweep(), ranks.options(tmp / "lost")), std::runtime_error);
   g_sleep_ms = 0;
   const std::size_t done = count_lines(tmp.path / "lost" / "results.jsonl");
   EXPECT_GE(done, 3u);

@@ -6,8 +6,8 @@
 // Protocol (MPI_COMM_WORLD, the main thread of each rank only):
 //   worker -> 0  HELLO  its thread count
 //   0 -> worker  SWEEP  the sweep's text, path, profile and --set (workers rebuild the grid) | STOP
-//   0 -> worker  TASK   (task, grid point, run); up to 2 per worker thread in flight, so a worker
-//                       never waits for its next task
+//   0 -> worker  TASK   (task, grid point, run, key); 2 per worker thread in flight while many are
+//                       left, so a worker never waits for its next task; 1 near the end
 //   worker -> 0  RESULT (task, seconds, record bytes)  | FAILED (task, message)
 //   0 -> worker  STOP   when every task is back (or the run failed)
 // A rank that dies makes mpirun stop the job (SIGTERM, then SIGKILL): rank 0 then names the tasks

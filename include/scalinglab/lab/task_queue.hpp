@@ -21,6 +21,8 @@ class TaskQueue {
   // No more tasks are handed out (a task failed; the run is ending).
   void stop();
 
+  // Tasks not handed out yet (0 once stopped).
+  std::size_t left() const;
   // Tasks handed out and not finished, in the order they were handed out.
   std::vector<std::size_t> in_flight() const;
   std::size_t size() const { return features_.size(); }
