@@ -3,7 +3,11 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <condition_variable>
@@ -33,8 +37,46 @@ namespace {
 enum Tag : int { kHello = 1, kSweep, kStop, kTask, kResult, kFailed };
 constexpr uint64_t kNoTask = UINT64_MAX;
 
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_signal = sig; }
+// When a rank dies, mpirun sends SIGTERM to the others and SIGKILL right after (it waits only until
+// the next child exits), so rank 0 has no time to look anything up: the message naming the tasks
+// in flight is rendered ahead into one of two buffers (the other is the one a handler may be
+// reading), and the handler only write(2)s the published one and leaves.
+constexpr std::size_t kStopTextBytes = 8192;
+char g_stop_text[2][kStopTextBytes];
+std::size_t g_stop_length[2] = {0, 0};
+std::atomic<int> g_stop_published{-1};
+
+extern "C" void on_stop_signal(int) {
+  const int k = g_stop_published.load();
+  if (k >= 0) {
+    const char* p = g_stop_text[k];
+    std::size_t left = g_stop_length[k];
+    while (left > 0) {
+      const ssize_t n = ::write(STDERR_FILENO, p, left);
+      if (n <= 0) break;
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+  ::_exit(3);
+}
+
+void publish_stop_text(const std::string& text) {
+  const int next = g_stop_published.load() == 0 ? 1 : 0;
+  const std::size_t n = std::min(text.size(), kStopTextBytes);
+  std::memcpy(g_stop_text[next], text.data(), n);
+  g_stop_length[next] = n;
+  g_stop_published.store(next);
+}
+
+// Signals that stop a job (mpirun's SIGTERM; Ctrl-C).
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
 
 // OpenMPI's blocking calls spin a core while they wait, which the tasks need. Every wait here polls
 // instead and sleeps between polls: at first 20 us doubling up to 200 us; once tasks have been
@@ -94,7 +136,6 @@ class MpiWorkers final : public RemoteWorkers {
   explicit MpiWorkers(int size) : threads_(static_cast<std::size_t>(size), 0), stopped_(static_cast<std::size_t>(size), 0) {
     Backoff wait;
     for (int heard = 1; heard < size;) {
-      if (g_signal) interrupted({});
       Message m;
       if (!poll(m)) {
         wait.idle();
@@ -116,9 +157,13 @@ class MpiWorkers final : public RemoteWorkers {
     return n;
   }
 
+  void attach(const std::vector<TaskRef>& tasks, TaskQueue& queue) override {
+    tasks_ = &tasks;
+    queue.set_observer([this, &queue] { render(queue); });
+  }
+
   void serve(const Sweep& sweep, const SweepOrigin& origin, const std::vector<TaskRef>& tasks, TaskQueue& queue,
              const Done& done) override {
-    tasks_ = &tasks;
     const std::string setup =
         nlohmann::json{{"text", sweep.text}, {"path", sweep.path}, {"profile", origin.profile}, {"sets", origin.sets}}
             .dump();
@@ -143,18 +188,27 @@ class MpiWorkers final : public RemoteWorkers {
         put<uint64_t>(msg, t.run);
         msg += t.key;
         send(msg, w, kTask);
-        owner_[i] = w;
+        {
+          std::lock_guard<std::mutex> lock(render_mutex_);
+          owner_[i] = w;
+        }
+        render(queue);
         ++busy[static_cast<std::size_t>(w)];
         ++outstanding;
       }
     };
     for (int w = 1; w < size; ++w) feed(w);
 
+    // While tasks run, this thread alone takes the stop signals (every other thread was started with
+    // them blocked), and the message about what they would lose follows every task handed out or
+    // finished, here or by rank 0's own threads.
+    render(queue);
+    const sigset_t stops = stop_signals();
+    pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
     Backoff wait;
     double seconds_sum = 0;
     std::size_t results = 0;
     while (outstanding > 0) {
-      if (g_signal) interrupted(queue.in_flight());
       Message m;
       if (!poll(m)) {
         wait.idle();
@@ -166,7 +220,12 @@ class MpiWorkers final : public RemoteWorkers {
       if (m.tag != kResult && m.tag != kFailed)
         throw std::runtime_error("MPI: unexpected message from rank " + std::to_string(m.source));
       if (task != kNoTask) {
-        if (task >= tasks.size() || owner_.erase(task) == 0)
+        std::size_t erased;
+        {
+          std::lock_guard<std::mutex> lock(render_mutex_);
+          erased = task < tasks.size() ? owner_.erase(task) : 0;
+        }
+        if (erased == 0)
           throw std::runtime_error("MPI: rank " + std::to_string(m.source) + " returned a task it was not given");
         --busy[static_cast<std::size_t>(m.source)];
         --outstanding;
@@ -192,8 +251,8 @@ class MpiWorkers final : public RemoteWorkers {
       }
       feed(m.source);
     }
+    pthread_sigmask(SIG_BLOCK, &stops, nullptr);
     stop_all();
-    tasks_ = nullptr;
     if (recording_error) std::rethrow_exception(recording_error);
     if (!failure.empty()) throw std::runtime_error(failure);
   }
@@ -208,35 +267,37 @@ class MpiWorkers final : public RemoteWorkers {
   }
 
  private:
-  // The job is being torn down (mpirun stops every rank when one dies; a scheduler cancels or
-  // preempts): name what is lost while there is time (SIGKILL follows), then leave. Everything
-  // finished is already in results.jsonl.
-  [[noreturn]] void interrupted(const std::vector<std::size_t>& lost) const {
-    std::fprintf(stderr,
-                 "\nscalinglab: error: the MPI job is being stopped (signal %d: a rank died, or the job was cancelled "
-                 "or preempted); %zu task%s running, not recorded:\n",
-                 static_cast<int>(g_signal), lost.size(), lost.size() == 1 ? " was" : "s were");
+  // Publishes what would be lost if the job were torn down now. Any thread.
+  void render(const TaskQueue& queue) {
+    const std::vector<std::size_t> lost = queue.in_flight();
+    std::lock_guard<std::mutex> lock(render_mutex_);
+    publish_stop_text(stop_text(lost));
+  }
+
+  // What is lost if the job is torn down now (a rank died; a scheduler cancels or preempts).
+  std::string stop_text(const std::vector<std::size_t>& lost) const {
+    std::string out = "\nscalinglab: error: the MPI job is being stopped (a rank died, or the job was cancelled or "
+                      "preempted); " + std::to_string(lost.size()) + (lost.size() == 1 ? " task was" : " tasks were") +
+                      " running, not recorded:\n";
     std::size_t shown = 0;
     for (std::size_t i : lost) {
       if (++shown > 20) {
-        std::fprintf(stderr, "  ... and %zu more\n", lost.size() - 20);
+        out += "  ... and " + std::to_string(lost.size() - 20) + " more\n";
         break;
       }
       const auto it = owner_.find(i);
       const TaskRef& t = (*tasks_)[i];
-      std::fprintf(stderr, "  %s run %llu (rank %d)\n", t.key.c_str(), static_cast<unsigned long long>(t.run),
-                   it == owner_.end() ? 0 : it->second);
+      out += "  " + t.key + " run " + std::to_string(t.run) + " (rank " +
+             std::to_string(it == owner_.end() ? 0 : it->second) + ")\n";
     }
-    std::fprintf(stderr,
-                 "every finished task is in results.jsonl: run the same command with --resume (any number of ranks, "
-                 "or none) to finish\n");
-    std::fflush(stderr);
-    std::_Exit(3);
+    return out + "every finished task is in results.jsonl: run the same command with --resume (any number of "
+                 "ranks, or none) to finish\n";
   }
 
   std::vector<int> threads_;  // per rank; rank 0's entry unused
   std::vector<char> stopped_;
   std::map<std::size_t, int> owner_;  // tasks at other ranks
+  std::mutex render_mutex_;           // owner_ and the stop message's buffers
   const std::vector<TaskRef>* tasks_ = nullptr;
 };
 
@@ -259,13 +320,23 @@ struct Mailbox {
 }  // namespace
 
 MpiJob::MpiJob() {
+  // Blocked before MPI starts its threads and before the runner starts its own, which all inherit
+  // the mask: only rank 0's main thread, while it serves tasks, takes a stop signal.
+  const sigset_t stops = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &stops, &saved_mask_);
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   if (rank_ == 0) {
-    std::signal(SIGTERM, on_stop_signal);
-    std::signal(SIGINT, on_stop_signal);
+    publish_stop_text("\nscalinglab: error: the MPI job was stopped before its tasks started\n");
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
+  } else {
+    pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);  // workers die of a stop as any process
   }
 }
 
@@ -273,12 +344,12 @@ MpiJob::~MpiJob() {
   if (workers_) workers_.reset();  // releases ranks still waiting for a sweep or for tasks
   else if (rank_ == 0)
     for (int w = 1; w < size_; ++w) send({}, w, kStop);  // the run ended before it started
-  if (rank_ == 0) {
+  MPI_Finalize();
+  if (rank_ == 0) {  // a stop that came after the tasks ends the process as it would have
     std::signal(SIGTERM, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);
+    pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
   }
-  MPI_Finalize();
-  if (g_signal) std::raise(g_signal);  // a stop asked for after the tasks: honour it now
 }
 
 RemoteWorkers& MpiJob::workers() {

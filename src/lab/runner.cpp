@@ -247,6 +247,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   } else {
     std::vector<TaskRef> refs;
     for (const auto& t : todo) refs.push_back({t.point->index, t.run, t.point->key});
+    options.remote->attach(refs, queue);
     std::exception_ptr local_error;
     std::thread here([&] {
       try {

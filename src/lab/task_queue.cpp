@@ -13,23 +13,31 @@ TaskQueue::TaskQueue(std::vector<std::vector<double>> features, bool cost_order)
 }
 
 bool TaskQueue::next(std::size_t& task) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (stopped_ || next_ >= order_.size()) return false;
-  task = order_[next_++];
-  state_[task] = 1;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_ || next_ >= order_.size()) return false;
+    task = order_[next_++];
+    state_[task] = 1;
+    running_.insert(task);
+  }
+  if (observer_) observer_();
   return true;
 }
 
 void TaskQueue::finished(std::size_t task, double seconds) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (task >= state_.size() || state_[task] == 2) return;
-  state_[task] = 2;
-  seen_.push_back(task);
-  seconds_.push_back(seconds);
-  if (cost_order_ && seen_.size() >= refit_at_) {
-    refit_at_ = 2 * seen_.size();
-    reorder();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (task >= state_.size() || state_[task] == 2) return;
+    state_[task] = 2;
+    running_.erase(task);
+    seen_.push_back(task);
+    seconds_.push_back(seconds);
+    if (cost_order_ && seen_.size() >= refit_at_) {
+      refit_at_ = 2 * seen_.size();
+      reorder();
+    }
   }
+  if (observer_) observer_();
 }
 
 void TaskQueue::reorder() {
@@ -54,10 +62,7 @@ std::size_t TaskQueue::left() const {
 
 std::vector<std::size_t> TaskQueue::in_flight() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::size_t> out;
-  for (std::size_t k = 0; k < next_; ++k)
-    if (state_[order_[k]] == 1) out.push_back(order_[k]);
-  return out;
+  return {running_.begin(), running_.end()};
 }
 
 }  // namespace scalinglab

@@ -10,8 +10,11 @@
 //                       left, so a worker never waits for its next task; 1 near the end
 //   worker -> 0  RESULT (task, seconds, record bytes)  | FAILED (task, message)
 //   0 -> worker  STOP   when every task is back (or the run failed)
-// A rank that dies makes mpirun stop the job (SIGTERM, then SIGKILL): rank 0 then names the tasks
-// in flight, which are not recorded, and exits; `--resume` with any number of ranks finishes the run.
+// A rank that dies makes mpirun stop the job (SIGTERM, then SIGKILL at once): rank 0's handler
+// writes a message rendered ahead naming the tasks in flight, which are not recorded, and exits 3;
+// `--resume` with any number of ranks finishes the run.
+#include <signal.h>
+
 #include <memory>
 
 #include "scalinglab/cluster/job_environment.hpp"
@@ -37,6 +40,7 @@ class MpiJob {
 
  private:
   int rank_ = 0, size_ = 1;
+  sigset_t saved_mask_;
   std::unique_ptr<RemoteWorkers> workers_;
 };
 

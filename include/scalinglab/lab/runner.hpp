@@ -28,6 +28,9 @@ class RemoteWorkers {
   using Done = std::function<void(std::size_t task, Record&& record, double seconds)>;
   virtual ~RemoteWorkers() = default;
   virtual int slots() const = 0;  // tasks they run at once (for the ETA and the task order)
+  // Called once before any task is taken (e.g. to observe the queue); `tasks` and `queue` live
+  // until the run's last task is done.
+  virtual void attach(const std::vector<TaskRef>& /*tasks*/, TaskQueue& /*queue*/) {}
   // Hands tasks from `queue` (indices into `tasks`) to the workers, which rebuild the grid from the
   // sweep's text and `origin`; calls `done` (from this thread) as each result arrives. Returns when
   // the queue is empty or stopped and every task handed out is back; throws when a task failed.
