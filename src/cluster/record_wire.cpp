@@ -36,7 +36,7 @@ void append_record(const Record& record, std::string& out) {
   for (const auto& [name, values] : record.series) {
     put_name(out, name);
     put<uint64_t>(out, values.size());
-    out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+    if (!values.empty()) out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
   }
 }
 
@@ -53,7 +53,7 @@ Record read_record(const std::string& in, std::size_t& at) {
     const auto n = take<uint64_t>(in, at);
     if ((in.size() - at) / sizeof(double) < n) throw std::runtime_error("record bytes: truncated series");
     std::vector<double> values(n);
-    std::memcpy(values.data(), in.data() + at, n * sizeof(double));
+    if (n > 0) std::memcpy(values.data(), in.data() + at, n * sizeof(double));  // data() may be null when empty
     at += n * sizeof(double);
     r.series.emplace_back(std::move(name), std::move(values));
   }
