@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -121,15 +122,24 @@ py::list table_columns(const Table& t) {
   return cols;
 }
 
-// Loads and runs a sweep, then aggregates its results.jsonl at full precision.
-// Returns {"columns": [...], "checks": [...], "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
-py::dict run_sweep_file(const std::string& path, const std::string& out_dir, int threads, bool resume,
-                        const std::string& profile, const std::vector<std::string>& sets, bool quiet) {
+// Runs a sweep read from a file (`text` empty) or given as TOML text named by `path`, then
+// aggregates its results.jsonl at full precision. `progress` (None or callable(done, total,
+// seconds_left)) is called after each task with the GIL held; Ctrl-C (seen when a task finishes on
+// the calling thread, the only one Python delivers signals to) or an exception from `progress`
+// stops the run: running tasks finish and are recorded, then KeyboardInterrupt or that exception
+// is raised. Returns {"columns", "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
+py::dict run_sweep_py(const std::string& path, const std::string& text, const std::string& out_dir, int threads,
+                      bool resume, const std::string& profile, const std::vector<std::string>& sets, bool quiet,
+                      py::object progress) {
   RunOutcome outcome;
   Table table;
+  bool interrupted = false;
+  std::string stopped;
+  std::unique_ptr<py::error_already_set> callback_error;
   {
     py::gil_scoped_release nogil;
-    const Sweep sweep = load_sweep(path, profile, sets);
+    const Sweep sweep = text.empty() ? load_sweep(path, profile, sets)
+                                     : parse_sweep(text, path, profile, sets, builtin_registry());
     require_known_profile(sweep, profile);
     RunOptions opts;
     opts.out_dir = out_dir;
@@ -137,10 +147,38 @@ py::dict run_sweep_file(const std::string& path, const std::string& out_dir, int
     opts.resume = resume;
     opts.quiet = quiet;
     opts.origin = {profile, sets};
-    outcome = run_sweep(sweep, opts);
-    const auto results = read_results((std::filesystem::path(outcome.out_dir) / "results.jsonl").string());
-    table = aggregate(expand_grid(sweep, builtin_registry()), results);
+    opts.on_progress = [&](std::size_t done, std::size_t total, double left) {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {  // a KeyboardInterrupt is pending: raised below, after the run
+        PyErr_Clear();
+        interrupted = true;
+        return false;
+      }
+      if (progress.is_none()) return true;
+      try {
+        progress(done, total, left);
+      } catch (py::error_already_set& e) {
+        if (e.matches(PyExc_KeyboardInterrupt)) interrupted = true;  // Ctrl-C while the callback ran
+        else callback_error = std::make_unique<py::error_already_set>(std::move(e));
+        return false;
+      }
+      return true;
+    };
+    try {
+      outcome = run_sweep(sweep, opts);
+    } catch (const RunStopped& e) {
+      stopped = e.what();
+    }
+    if (stopped.empty()) {
+      const auto results = read_results((std::filesystem::path(outcome.out_dir) / "results.jsonl").string());
+      table = aggregate(expand_grid(sweep, builtin_registry()), results);
+    }
   }
+  if (callback_error) {  // the callback's own exception, as it was raised
+    callback_error->restore();
+    throw py::error_already_set();
+  }
+  if (!stopped.empty()) return py::dict("stopped"_a = stopped, "interrupted"_a = interrupted);
   py::list checks;
   for (const auto& c : outcome.checks) checks.append(to_py(c.to_json()));
   return py::dict("columns"_a = table_columns(table), "checks"_a = checks, "out_dir"_a = outcome.out_dir,
@@ -229,6 +267,7 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
 PYBIND11_MODULE(_scalinglab, mod) {
   using namespace scalinglab;
   mod.doc() = "scalinglab C++ core (use the `scalinglab` package, not this module)";
+  mod.attr("__version__") = SCALINGLAB_VERSION;
 
   // InputError (anything the user can fix) -> ValueError; every other C++ exception -> RuntimeError.
   py::register_exception_translator([](std::exception_ptr p) {
@@ -250,8 +289,8 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("describe_text", [](const std::string& name) { return describe_text(measure(name)); }, "name"_a);
   mod.def("describe_markdown", [] { return describe_markdown(builtin_registry()); });
   mod.def("evaluate", &evaluate_text, "measure"_a, "params"_a, "threads"_a = 0);
-  mod.def("run_sweep", &run_sweep_file, "path"_a, "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
-          "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true);
+  mod.def("run_sweep", &run_sweep_py, "path"_a, "text"_a = "", "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
+          "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none());
   mod.def("read_results", &read_results_file, "path"_a);
   mod.def(
       "set_limits",

@@ -11,6 +11,7 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas
+  python3-venv python3-pip python3-setuptools   # pip install . (offline, into a venv)
   gnuplot-nox
   slurmctld slurmd slurm-client munge   # the single-node Slurm test of `scalinglab slurm --submit`
   libopenmpi-dev openmpi-bin            # mpirun -np K scalinglab run (optional at build time)

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
       "`reproduce` checks a paper's claims. Start with `scalinglab list`."};
   app.require_subcommand(1);
   app.fallthrough();  // the limits below may also follow the subcommand
-  app.set_version_flag("--version", "scalinglab 0.1.0");
+  app.set_version_flag("--version", "scalinglab " SCALINGLAB_VERSION);
   scalinglab::Limits limits;
   app.add_option("--max-points", limits.max_points, "refuse sweeps with more grid points (docs/reliability.md)")
       ->capture_default_str()->check(CLI::PositiveNumber);

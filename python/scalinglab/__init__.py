@@ -25,8 +25,10 @@ import numpy as np
 
 from . import _scalinglab as _core
 
+__version__ = _core.__version__
+
 __all__ = [
-    "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "to_pandas",
+    "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "sweep_toml", "to_pandas",
     "load_results", "fit", "predict", "frontier", "limits", "set_limits",
 ]
 
@@ -148,30 +150,178 @@ def _table(columns):
     return {name: np.asarray(values, dtype=_DTYPES[kind]) for name, kind, values in columns}
 
 
-def run_sweep(path, out=None, threads=0, resume=False, profile="", set=None, quiet=True):  # noqa: A002
-    """Runs the sweep file `path`; returns (table, checks).
+def _toml_key(key):
+    import re
 
-    Same as `scalinglab run PATH`: results go to `out` (default results/<file stem>, relative to
-    the working directory) as results.jsonl, summary.csv, plot and checks.json. An existing
-    results directory is an error unless `resume=True` (tasks already done are kept).
-    `profile` applies the file's [profile.NAME] overrides; `set` overrides fixed parameters,
-    runs or seed, as a dict {"N": 200} or a list ["N=200"]. `threads=0` uses all cores;
-    `quiet=False` prints progress on stderr.
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _toml_value(value, where):
+    """A Python value as a TOML value: numbers, strings, booleans, lists, inline tables."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if math.isnan(f):
+            raise ValueError(f"{where}: nan is not a parameter value")
+        return ('"inf"' if f > 0 else '"-inf"') if math.isinf(f) else repr(f)
+    if isinstance(value, str):
+        return json.dumps(value)  # TOML basic strings take JSON's escapes
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml_value(v, f'{where}.{k}')}"
+                               for k, v in value.items()) + "}"
+    raise TypeError(f"{where}: a sweep value must be a number, string, bool, list or dict, "
+                    f"not {type(value).__name__}")
+
+
+def sweep_toml(sweep):
+    """The TOML text of a sweep given as a dict (the keys of a sweep file, docs/sweeps.md):
+    top-level values first, then one [table] per dict ("params", "grid", "plot", "profile"),
+    then one [[table]] per list of dicts ("check", "part")."""
+    if not isinstance(sweep, dict):
+        raise TypeError(f"a sweep is a dict or a path to a sweep file, not {type(sweep).__name__}")
+    top, tables, arrays = [], [], []
+    for key, value in sweep.items():
+        key = str(key)
+        if isinstance(value, dict):
+            tables.append((key, value))
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
+            arrays.append((key, value))
+        else:
+            top.append(f"{_toml_key(key)} = {_toml_value(value, key)}")
+    lines = top
+    for key, table in tables:
+        lines += ["", f"[{_toml_key(key)}]"]
+        lines += [f"{_toml_key(str(k))} = {_toml_value(v, f'{key}.{k}')}" for k, v in table.items()]
+    for key, items in arrays:
+        for n, table in enumerate(items):
+            lines += ["", f"[[{_toml_key(key)}]]"]
+            lines += [f"{_toml_key(str(k))} = {_toml_value(v, f'{key}[{n}].{k}')}" for k, v in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+# CLI options of `run` -> keywords of scalinglab.run, for its messages.
+_RUN_KEYWORDS = {"--resume": "resume=True", "--out": "out=", "--set": "set=", "--profile": "profile=",
+                 "--threads": "threads=", "--max-points": "set_limits(max_points=)",
+                 "--max-tasks": "set_limits(max_tasks=)", "--max-memory": "set_limits(max_memory=)"}
+
+
+def _run_terms(message):
+    import re
+
+    return re.sub(r"--[a-z][a-z-]*", lambda m: _RUN_KEYWORDS.get(m.group(0), m.group(0)), message)
+
+
+class _Bar:
+    """Progress in a notebook or a terminal: tqdm when installed, else a line on sys.stderr
+    redrawn at most every half second."""
+
+    def __init__(self, label):
+        self.label, self.bar, self.last = label, None, 0.0
+        try:
+            from tqdm.auto import tqdm
+            self.tqdm = tqdm
+        except ImportError:
+            self.tqdm = None
+
+    def __call__(self, done, total, seconds_left):
+        import sys
+        import time
+
+        if self.tqdm is not None:
+            if self.bar is None:
+                self.bar = self.tqdm(total=total, initial=done, desc=self.label, unit="task")
+            self.bar.n = done
+            self.bar.refresh()
+            return
+        now = time.monotonic()
+        if now - self.last < 0.5 and done < total:
+            return
+        self.last = now
+        eta = "?" if math.isnan(seconds_left) else f"{seconds_left:.0f}s"
+        end = "\n" if done >= total else ""
+        print(f"\r{self.label}: {done}/{total} tasks, ETA {eta}   ", end=end, file=sys.stderr, flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
+              progress=None, name=None, **fields):
+    """Runs a sweep; returns (table, checks).
+
+    `sweep` is the path of a sweep file, or a dict with a sweep file's keys ({"measure": ...,
+    "params": {...}, "grid": {...}, "runs": 10, "check": [{...}], ...}, docs/sweeps.md); the keys may
+    also come as keywords: run_sweep(measure="memory.error", grid={"d": [64, 256]}, runs=5). A dict
+    sweep is named `name` (default "sweep"), which names its default results folder.
+
+    Same as `scalinglab run`: results go to `out` (default results/<name>, relative to the working
+    directory) as results.jsonl, summary.csv, plot and checks.json. An existing results directory
+    is an error unless `resume=True` (tasks already done are kept). `profile` applies the sweep's
+    [profile.NAME] overrides; `set` overrides fixed parameters, runs or seed, as a dict {"N": 200}
+    or a list ["N=200"]. `threads=0` uses all cores.
+
+    Progress: `progress=None` shows a tqdm bar when tqdm is installed; True shows one (or a plain
+    line without tqdm); False nothing; a callable is called as progress(done, total, seconds_left)
+    after each task (seconds_left: NaN while unknown); `quiet=False` also prints the command
+    line's progress on the process's stderr. Ctrl-C stops the run: no task starts any more, the
+    running ones finish and are recorded, and KeyboardInterrupt is raised; run again with
+    resume=True to finish. An exception raised by the callable stops the run the same way.
 
     table: dict column -> numpy array, one row per grid point in grid order, columns as in
     summary.csv: every parameter (int64, float64 with inf, or object for choices), then for each
     scalar metric m: m (mean over runs), m_std, m_sem; then count (int64).
     checks: list of {"claim", "kind", "passed", "measured", "expected"}.
     """
-    res = _core.run_sweep(os.fspath(path), "" if out is None else os.fspath(out), int(threads),
-                          bool(resume), profile or "", _assignments(set), bool(quiet))
+    if sweep is None and not fields:
+        raise TypeError("run: give a sweep file's path, a sweep dict, or the sweep's keys as keywords "
+                        "(measure=..., grid=...)")
+    if sweep is not None and fields:
+        raise TypeError(f"run: give the sweep either as {type(sweep).__name__} or as keywords, not both "
+                        f"(got keywords {', '.join(sorted(fields))})")
+    if sweep is None or isinstance(sweep, dict):
+        text = sweep_toml(fields if sweep is None else sweep)
+        label = name or "sweep"
+        if not label.replace("-", "").replace("_", "").replace(".", "").isalnum():
+            raise ValueError(f"run: name={label!r} must be a plain name (letters, digits, - _ .)")
+        path = f"{label}.toml"
+    else:
+        text, path, label = "", os.fspath(sweep), os.path.splitext(os.path.basename(os.fspath(sweep)))[0]
+    bar = None
+    if callable(progress):
+        callback = progress
+    elif progress is False:
+        callback = None
+    else:
+        bar = _Bar(label)
+        callback = bar if (progress is True or bar.tqdm is not None) else None
+    try:
+        res = _core.run_sweep(path, text, "" if out is None else os.fspath(out), int(threads), bool(resume),
+                              profile or "", _assignments(set), bool(quiet), callback)
+    except ValueError as e:
+        raise ValueError(_run_terms(str(e))) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if "stopped" in res:
+        message = _run_terms(res["stopped"])
+        if res["interrupted"]:
+            raise KeyboardInterrupt(message)
+        raise RuntimeError(message)
     return _table(res["columns"]), list(res["checks"])
 
 
-def run(path, out=None, threads=0, resume=False, profile="", set=None, quiet=True):  # noqa: A002
-    """Runs the sweep file `path` and returns the aggregated table (dict of numpy arrays,
-    ready for pandas.DataFrame). See run_sweep for the options and for the checks."""
-    return run_sweep(path, out, threads, resume, profile, set, quiet)[0]
+def run(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
+        progress=None, name=None, **fields):
+    """Runs a sweep (a file's path, a dict, or its keys as keywords) and returns the aggregated
+    table (dict of numpy arrays, ready for pandas.DataFrame). See run_sweep for the options, the
+    progress display, Ctrl-C, and for the checks."""
+    return run_sweep(sweep, out, threads, resume, profile, set, quiet, progress, name, **fields)[0]
 
 
 def limits():

@@ -84,6 +84,16 @@ double Progress::eta(double elapsed) const {
   return std::max(work / workers_, longest);
 }
 
+std::size_t Progress::done() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_;
+}
+
+double Progress::seconds_left() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return eta(std::chrono::duration<double>(Clock::now() - start_).count());
+}
+
 std::string Progress::status(double elapsed) const {
   const double eta = this->eta(elapsed);
   const int pct = total_ ? static_cast<int>(100 * done_ / total_) : 100;

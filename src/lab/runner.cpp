@@ -218,6 +218,33 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   progress.set_tasks(features, workers);
   TaskQueue queue(std::move(features), /*cost_order=*/workers > 1);
 
+  // The caller's progress callback: one call at a time; false or an exception stops the run.
+  std::mutex report_mutex;
+  std::size_t reported = out.tasks_skipped;  // counted here: each call sees one more task done
+  bool stopped = false;
+  std::exception_ptr report_error;
+  double eta = NAN;
+  auto eta_at = std::chrono::steady_clock::now() - std::chrono::hours(1);
+  const auto report = [&] {
+    if (!options.on_progress) return;
+    std::lock_guard<std::mutex> lock(report_mutex);
+    if (stopped) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - eta_at > std::chrono::milliseconds(500)) {  // the cost model is refitted for each estimate
+      eta = progress.seconds_left();
+      eta_at = now;
+    }
+    bool go_on = false;
+    try {
+      go_on = options.on_progress(++reported, out.tasks_total, eta);
+    } catch (...) {
+      report_error = std::current_exception();
+    }
+    if (!go_on) {
+      stopped = true;
+      queue.stop();
+    }
+  };
   const auto record_task = [&](std::size_t i, Record&& record, double seconds) {
     const Task& t = todo[i];
     nlohmann::json params = t.point->params.to_json();
@@ -225,6 +252,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     writer.append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
     progress.advance(i, seconds);
     queue.finished(i, seconds);
+    report();
   };
   const auto run_here = [&] {
     parallel_for(static_cast<std::size_t>(threads), threads, [&](std::size_t, int) {
@@ -267,6 +295,12 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     if (local_error) std::rethrow_exception(local_error);
   }
   progress.finish();
+  if (report_error) std::rethrow_exception(report_error);
+  if (stopped) {
+    const std::size_t done = progress.done();
+    throw RunStopped("stopped with " + std::to_string(done) + " of " + std::to_string(out.tasks_total) +
+                     " tasks done, all in " + results_path.string() + ": run again with --resume to finish");
+  }
   out.tasks_run = todo.size();
   if (shards > 1) return out;  // shards are summarised by `merge`
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -321,6 +322,42 @@ TEST(Runner, ALostRemoteWorkerEndsTheRunAndResumeFinishesIt) {
   const RunOutcome r = run_toy(tmp / "lost", 2, /*resume=*/true);
   EXPECT_EQ(r.tasks_skipped, done);
   EXPECT_EQ(tasks_of(tmp.path / "lost"), tasks_of(tmp.path / "single"));
+}
+
+TEST(Runner, AProgressCallbackSeesEveryTaskAndCanStopTheRun) {
+  TempDir tmp;
+  run_toy(tmp / "single", 1);
+  const auto with_callback = [&](const std::string& out, int threads, auto callback) {
+    RunOptions o;
+    o.out_dir = tmp / out;
+    o.threads = threads;
+    o.quiet = true;
+    o.registry = &toy();
+    o.on_progress = callback;
+    return run_sweep(toy_sweep(), o);
+  };
+  std::vector<std::size_t> seen;
+  with_callback("all", 2, [&](std::size_t done, std::size_t total, double) {
+    EXPECT_EQ(total, 24u);
+    seen.push_back(done);
+    return true;
+  });
+  std::vector<std::size_t> expect(24);
+  std::iota(expect.begin(), expect.end(), std::size_t{1});
+  EXPECT_EQ(seen, expect);  // one call at a time, in order
+
+  EXPECT_THROW(with_callback("stopped", 1, [](std::size_t done, std::size_t, double) { return done < 5; }),
+               RunStopped);
+  EXPECT_EQ(count_lines(tmp.path / "stopped" / "results.jsonl"), 5u);  // one thread: nothing else was running
+  EXPECT_THROW(with_callback("thrown", 1,
+                             [](std::size_t done, std::size_t, double) -> bool {
+                               if (done == 7) throw std::domain_error("callback failed");
+                               return true;
+                             }),
+               std::domain_error);
+  EXPECT_EQ(count_lines(tmp.path / "thrown" / "results.jsonl"), 7u);
+  run_toy(tmp / "stopped", 2, /*resume=*/true);
+  EXPECT_EQ(tasks_of(tmp.path / "stopped"), tasks_of(tmp.path / "single"));
 }
 
 TEST(Runner, BadOutputDirectoryLeavesNothingBehind) {

@@ -38,6 +38,10 @@ class Progress {
   // finished tasks' mean rate over `elapsed`. NaN before any task finished.
   double eta(double elapsed) const;
 
+  // Tasks done so far (resumed ones included) and eta(now); thread-safe.
+  std::size_t done() const;
+  double seconds_left() const;
+
   // "1h02m", "3m05s", "12s".
   static std::string duration(double seconds);
 
@@ -57,7 +61,7 @@ class Progress {
   std::vector<char> task_done_;
   std::vector<double> task_seconds_;
   int workers_ = 1;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace scalinglab

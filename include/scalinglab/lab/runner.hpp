@@ -3,6 +3,7 @@
 // finish; resume, shards, progress; then aggregation, plot and checks.
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,17 @@ struct RunOptions {
   SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
   const Registry* registry = nullptr;  // where the sweep's measure lives; null: builtin_registry()
   RemoteWorkers* remote = nullptr;     // other processes sharing the tasks (MPI); null: this one only
+  // Called after each task is recorded, one call at a time, from the thread that finished it (the
+  // caller's own thread among them): tasks done (resumed ones included), all tasks, seconds left
+  // (the ETA, refreshed at most twice a second; NaN while unknown). Returning false stops the run:
+  // no task starts any more, the running ones finish and are recorded, and run_sweep throws
+  // RunStopped. Exceptions thrown by it stop the run the same way and are rethrown.
+  std::function<bool(std::size_t done, std::size_t total, double seconds_left)> on_progress;
+};
+
+// A run stopped by RunOptions::on_progress: every finished task is in results.jsonl (resume it).
+struct RunStopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct RunOutcome {

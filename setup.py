@@ -1,0 +1,51 @@
+"""Builds the extension module and the command line with CMake for `pip install .` (see pyproject.toml).
+
+The CMake project is configured in build/pip (tests, benchmarks and -march=native off, so that the
+wheel runs on any x86-64 machine of the same distribution) and only the targets `_scalinglab` and
+`scalinglab` are built. SCALINGLAB_BUILD_DIR=DIR reuses an already configured and built tree
+instead (its options are left alone): a quick install after `scripts/build.sh`.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        build = os.environ.get("SCALINGLAB_BUILD_DIR")
+        if build:
+            build = Path(build).resolve()
+            if not (build / "CMakeCache.txt").is_file():
+                sys.exit(f"SCALINGLAB_BUILD_DIR={build}: not a configured CMake build directory")
+        else:
+            build = ROOT / "build" / "pip"
+            build.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+                            "-DSCALINGLAB_TESTS=OFF", "-DSCALINGLAB_BENCH=OFF", "-DSCALINGLAB_NATIVE=OFF",
+                            "-DSCALINGLAB_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"], check=True)
+        jobs = str(os.cpu_count() or 1)
+        subprocess.run(["cmake", "--build", str(build), "--target", "_scalinglab", "scalinglab", "-j", jobs],
+                       check=True)
+        module = next((build / "python" / "scalinglab").glob("_scalinglab*.so"), None)
+        if module is None:
+            sys.exit(f"{build}: the build made no _scalinglab module")
+        target = Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(module, target)
+        # The command line travels inside the package; `scalinglab` (scalinglab._cli) runs it.
+        bindir = target.parent / "bin"
+        bindir.mkdir(exist_ok=True)
+        shutil.copy2(build / "scalinglab", bindir / "scalinglab")
+
+
+setup(ext_modules=[Extension("scalinglab._scalinglab", sources=[])], cmdclass={"build_ext": CMakeBuild},
+      # setuptools' own staging stays out of the way of the CMake trees under build/
+      options={"build": {"build_base": "build/pip-setuptools"}})
