@@ -347,19 +347,36 @@ def to_pandas(table):
     return pd.DataFrame(table)
 
 
+def _declared(values, order):
+    """The keys of `values` in the declared `order`, then any others in their own order."""
+    return [k for k in order if k in values] + [k for k in values if k not in order]
+
+
 def load_results(path, frame=False):
     """Every task of a results directory (or of its results.jsonl file), as a list of dicts
     {"point", "key", "run", "params", "metrics", "series", "seconds"}; a partial last line left
-    by a killed run is dropped. With frame=True: a DataFrame with one row per task and columns
-    point, run, key, the parameters, the scalar metrics, the series (lists), seconds."""
+    by a killed run is dropped. Parameters and metrics come in the order the measure declares
+    them (`describe`), as in `run`'s table. With frame=True: a DataFrame with one row per task and
+    columns point, run, key, the parameters, the scalar metrics, the series (lists), seconds."""
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, "results.jsonl")
     tasks = []
+    orders = {}  # measure -> (parameter order, metric order), as `describe` declares them
     for t in _core.read_results(path):
-        t["params"] = {k: _param(v) for k, v in t["params"].items()}
-        t["metrics"] = {k: _number(v) for k, v in t["metrics"].items()}
-        t["series"] = {k: [_number(x) for x in v] for k, v in t.get("series", {}).items()}
+        words = t["key"].split()
+        name = words[1] if words and words[0].startswith("part=") and len(words) > 1 else (words or [""])[0]
+        if name not in orders:
+            try:
+                d = describe(name)
+                orders[name] = ([p["name"] for p in d["params"]], [m["name"] for m in d["metrics"]])
+            except ValueError:  # a measure this build does not know: the file's order
+                orders[name] = ([], [])
+        params, metrics = orders[name]
+        t["params"] = {k: _param(t["params"][k]) for k in _declared(t["params"], ["part"] + params)}
+        t["metrics"] = {k: _number(t["metrics"][k]) for k in _declared(t["metrics"], metrics)}
+        series = t.get("series", {})
+        t["series"] = {k: [_number(x) for x in series[k]] for k in _declared(series, metrics)}
         tasks.append(t)
     if not frame:
         return tasks

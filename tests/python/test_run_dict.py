@@ -90,3 +90,15 @@ def test_ctrl_c_stops_the_run_leaving_a_resumable_folder(tmp_path):
     reference = sl.run(SWEEP, out=tmp_path / "ref", progress=False)
     same(sl.run(SWEEP, out=tmp_path / "c", resume=True, progress=False), reference)
     assert len(sl.load_results(tmp_path / "c")) == TOTAL
+
+
+def test_load_results_keeps_the_declared_order(tmp_path):
+    sl.run(SWEEP, out=tmp_path / "o", progress=False)
+    d = sl.describe("memory.error")
+    declared = [p["name"] for p in d["params"]]
+    metrics = [m["name"] for m in d["metrics"] if not m["series"]]
+    task = sl.load_results(tmp_path / "o")[0]
+    assert list(task["params"]) == [p for p in declared if p in task["params"]]
+    assert list(task["metrics"]) == [m for m in metrics if m in task["metrics"]]
+    frame = sl.load_results(tmp_path / "o", frame=True)
+    assert list(frame.columns[3:3 + len(task["params"])]) == list(task["params"])
