@@ -124,8 +124,9 @@ def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
 
     Keywords are the measure's parameters (see describe_text(measure)), given as Python values
     (numbers, float("inf"), strings, booleans) or as the text of the command line ("d/8", "inf").
-    `runs=R` averages R runs: each scalar metric is then {"mean", "std", "sem", "count"}, else a
-    number; series are lists. `seed` keys the random streams, so a result is reproducible.
+    `runs=R` averages R runs. A scalar metric of a stochastic measure is {"mean", "std", "sem",
+    "count"} whatever R is (std and sem 0 for one run); one of a deterministic measure (theory,
+    describe(measure)["deterministic"]) is a number; series are lists (mean per index). `seed` keys the random streams, so a result is reproducible.
     `threads` is not a parameter: the number of worker threads (0: all cores).
 
     This is `scalinglab eval MEASURE k=v ... --json`, with inf as float("inf"), null as nan, and

@@ -37,7 +37,8 @@ std::string describe_text(const Measure& m) {
     out += buf;
     out += "               " + p.doc + "\n";
   }
-  out += "\nMetrics:\n";
+  out += m.deterministic ? "\nMetrics: (deterministic: eval gives each as a number)\n"
+                         : "\nMetrics: (eval gives each as {mean, std, sem, count} over the runs)\n";
   for (const auto& k : m.metrics) {
     char buf[512];
     std::snprintf(buf, sizeof buf, "  %-22s %s%s\n", k.name.c_str(), k.series ? "(series) " : "", k.doc.c_str());
@@ -51,6 +52,7 @@ nlohmann::json describe_json(const Measure& m) {
   j["name"] = m.name;
   j["summary"] = m.summary;
   j["details"] = m.details;
+  j["deterministic"] = m.deterministic;  // eval: numbers rather than {mean, std, sem, count}
   j["params"] = nlohmann::json::array();
   for (const auto& p : m.params) {
     nlohmann::json q = {{"name", p.name}, {"type", type_name(p.type)}, {"default", p.default_value},

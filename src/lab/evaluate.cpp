@@ -73,8 +73,16 @@ nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   out["measure"] = m.name;
   out["params"] = params.to_json();
   nlohmann::json metrics = nlohmann::json::object();
+  // The shape depends on the measure, never on `runs`: a stochastic measure's scalar is always a
+  // summary (std and sem 0 for one run, as in summary.csv: `count` says there was one), a
+  // deterministic measure's always a number (its runs agree). Code written against runs = 1 then
+  // works unchanged at runs = 100.
+  const auto summary = [](double mean, double std, double sem, std::size_t count) {
+    return nlohmann::json{{"mean", number(mean)}, {"std", number(std)}, {"sem", number(sem)}, {"count", count}};
+  };
   if (runs == 1) {
-    for (const auto& [name, v] : first.scalars) metrics[name] = number(v);
+    for (const auto& [name, v] : first.scalars)
+      metrics[name] = m.deterministic ? number(v) : summary(v, 0.0, 0.0, 1);
     for (const auto& [name, v] : first.series) {
       nlohmann::json arr = nlohmann::json::array();
       for (double x : v) arr.push_back(number(x));
@@ -83,8 +91,7 @@ nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   } else {
     for (std::size_t k = 0; k < scalar_stats.size(); ++k) {
       const Summary& s = scalar_stats[k];
-      metrics[scalar_names[k]] = {
-          {"mean", number(s.mean)}, {"std", number(s.std())}, {"sem", number(s.sem())}, {"count", s.count}};
+      metrics[scalar_names[k]] = m.deterministic ? number(s.mean) : summary(s.mean, s.std(), s.sem(), s.count);
     }
     for (std::size_t k = 0; k < series_stats.size(); ++k) {
       nlohmann::json arr = nlohmann::json::array();

@@ -51,10 +51,18 @@ TEST(Cli, EvalJsonHasParamsAndSummaries) {
   EXPECT_LE(e["mean"].get<double>(), 1.0);
   EXPECT_GE(e["std"].get<double>(), 0.0);
   EXPECT_NEAR(e["sem"].get<double>(), e["std"].get<double>() / 2.0, 1e-12);
-  // runs = 1 prints plain numbers; inf prints as "inf".
+  // The same shape for runs = 1 (count 1, std and sem 0); a deterministic measure gives plain
+  // numbers whatever runs is; inf prints as "inf".
   const auto one = nlohmann::json::parse(run_cli("eval memory.error N=50 d=16 --json").out);
-  EXPECT_TRUE(one["metrics"]["error"].is_number());
+  ASSERT_TRUE(one["metrics"]["error"].is_object());
+  EXPECT_EQ(one["metrics"]["error"]["count"], 1);
+  EXPECT_EQ(one["metrics"]["error"]["std"], 0.0);
   EXPECT_EQ(one["params"]["T"], "inf");
+  for (const char* runs : {"1", "3"}) {
+    const auto theory = nlohmann::json::parse(
+        run_cli(std::string("eval memory.infinite_memory_error alpha=2 N=100 T=1000 --json runs=") + runs).out);
+    EXPECT_TRUE(theory["metrics"]["error"].is_number()) << runs;
+  }
 }
 
 TEST(Cli, EvalIsDeterministicAcrossThreadCounts) {

@@ -88,7 +88,11 @@ def test_eval_result_shape():
     assert 0 <= err["mean"] <= 1
     single = sl.eval("memory.error", **dict(POINT, runs=1, T=float("inf")))
     assert single["params"]["T"] == math.inf
-    assert isinstance(single["metrics"]["error"], float)
+    one = single["metrics"]["error"]  # the same shape whatever runs is
+    assert list(one) == ["mean", "std", "sem", "count"] and one["count"] == 1 and one["std"] == 0
+    for runs in (1, 3):  # a deterministic measure gives numbers whatever runs is
+        theory = sl.eval("memory.infinite_memory_error", alpha=2.0, N=100, T=1000, runs=runs)
+        assert isinstance(theory["metrics"]["error"], float)
 
 
 def test_python_values_are_converted_like_text():

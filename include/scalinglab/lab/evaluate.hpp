@@ -14,8 +14,9 @@ Stream task_stream(const Params& params, uint64_t seed, uint64_t run);
 Record run_task(const Measure& m, const Params& params, uint64_t seed, uint64_t run);
 
 // Evaluates runs = params["runs"] runs on `threads` threads and returns
-// {"measure", "params", "metrics"}: a number per scalar metric when runs == 1, else
-// {"mean", "std", "sem", "count"}; series as arrays (mean over runs per index).
+// {"measure", "params", "metrics"}. A scalar metric is {"mean", "std", "sem", "count"} for a
+// stochastic measure whatever `runs` is (std and sem 0 for one run, as in summary.csv), a plain number for a
+// deterministic one (Measure::deterministic); series are arrays (mean over runs per index).
 nlohmann::json evaluate(const Measure& m, const Params& params, int threads);
 
 }  // namespace scalinglab
