@@ -53,7 +53,9 @@ void add_eval(CLI::App& app, Action& action) {
       }
       std::printf("%s  %s\n", m.name.c_str(), params.canonical().c_str());
       for (const auto& [name, v] : out["metrics"].items()) {
-        if (v.is_object())
+        if (v.is_object() && v["count"] == 1)  // one run: its value (--json keeps the summary's shape)
+          std::printf("  %-24s %s\n", name.c_str(), show(v["mean"]).c_str());
+        else if (v.is_object())
           std::printf("  %-24s %s  (std %s, sem %s, n=%s)\n", name.c_str(), show(v["mean"]).c_str(),
                       show(v["std"]).c_str(), show(v["sem"]).c_str(), show(v["count"]).c_str());
         else if (v.is_array())
