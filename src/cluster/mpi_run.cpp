@@ -130,6 +130,9 @@ void send(const std::string& bytes, int dest, int tag) {
 using wire::put;
 using wire::take;
 
+// Set while rank 0's serving thread takes a task for another rank (see MpiWorkers::attach).
+thread_local bool t_feeding = false;
+
 // Rank 0's view of the other ranks.
 class MpiWorkers final : public RemoteWorkers {
  public:
@@ -159,7 +162,10 @@ class MpiWorkers final : public RemoteWorkers {
 
   void attach(const std::vector<TaskRef>& tasks, TaskQueue& queue) override {
     tasks_ = &tasks;
-    queue.set_observer([this, &queue] { render(queue); });
+    // A task handed out by feed() is rendered once its rank is known, not here as well.
+    queue.set_observer([this, &queue] {
+      if (!t_feeding) render(queue);
+    });
   }
 
   void serve(const Sweep& sweep, const SweepOrigin& origin, const std::vector<TaskRef>& tasks, TaskQueue& queue,
@@ -170,6 +176,7 @@ class MpiWorkers final : public RemoteWorkers {
     const int size = static_cast<int>(threads_.size());
     for (int w = 1; w < size; ++w) send(setup, w, kSweep);
 
+    const auto remote_slots = static_cast<std::size_t>(slots());
     std::vector<int> busy(threads_.size(), 0);
     std::size_t outstanding = 0;
     std::string failure;                      // the first failure; the run drains, then throws it
@@ -179,8 +186,14 @@ class MpiWorkers final : public RemoteWorkers {
     // at one rank while another rank idles.
     const auto feed = [&](int w) {
       std::size_t i;
-      const auto depth = [&] { return queue.left() >= 2 * static_cast<std::size_t>(slots()) ? 2 : 1; };
-      while (busy[static_cast<std::size_t>(w)] < depth() * threads_[static_cast<std::size_t>(w)] && queue.next(i)) {
+      const auto depth = [&] { return queue.left() >= 2 * remote_slots ? 2 : 1; };
+      const auto take_next = [&] {
+        t_feeding = true;
+        const bool got = queue.next(i);
+        t_feeding = false;
+        return got;
+      };
+      while (busy[static_cast<std::size_t>(w)] < depth() * threads_[static_cast<std::size_t>(w)] && take_next()) {
         const TaskRef& t = tasks[i];
         std::string msg;
         put<uint64_t>(msg, i);
