@@ -115,7 +115,7 @@ struct Context {
     if (!spec.where.empty()) {
       msg += " by where {";
       bool first = true;
-      for (const auto& [k, v] : spec.where) msg += (first ? "" : ", ") + k + "=" + v, first = false;
+      for (const auto& [k, v] : spec.where) msg += (first ? "" : ", ") + scalinglab::where_text(k, v), first = false;
       msg += "}";
     }
     if (spec.x_min > -1e308 || spec.x_max < 1e308)
@@ -246,12 +246,16 @@ void check_ordered(const Context& c, CheckResult& r) {
     if (c.table.metric_names[k] == c.spec.y) y_index = k;
   auto sem_of = [&](const Point* p) { return y_index < p->row->sem.size() ? p->row->sem[y_index] : 0.0; };
   for (const Point& p : points) {
-    // Axes fixed by `where` are left out: in a multi-part sweep only some parts have them.
+    // Axes fixed by `where` (a value, not a comparison) are left out: in a multi-part sweep only
+    // some parts have them.
     std::string key = c.spec.x + "=" + param_of(*p.row, c.spec.x).text;
     if (c.spec.series != "part" && p.row->params.has("part")) key += " part=" + p.row->params.entry("part").text;
+    auto fixed = [&](const std::string& name) {
+      const auto it = c.spec.where.find(name);
+      return it != c.spec.where.end() && !is_where_comparison(it->second);
+    };
     for (const auto& axis : c.sweep.grid)
-      if (axis.name != c.spec.series && axis.name != c.spec.x && !c.spec.where.count(axis.name) &&
-          p.row->params.has(axis.name))
+      if (axis.name != c.spec.series && axis.name != c.spec.x && !fixed(axis.name) && p.row->params.has(axis.name))
         key += " " + axis.name + "=" + p.row->params.entry(axis.name).text;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) groups.push_back({key, {}}), it = groups.end() - 1;

@@ -293,13 +293,74 @@ std::optional<double> parse_number(const std::string& text) {
   return v;
 }
 
-bool entry_matches(const Params::Entry& e, const std::string& wanted) {
+namespace {
+
+bool equals(const Params::Entry& e, const std::string& wanted) {
   if (e.text == wanted || (!e.given.empty() && e.given == wanted)) return true;
   char* end = nullptr;
   const double a = std::strtod(e.text.c_str(), &end);
   if (end == e.text.c_str() || *end) return false;
   const double b = std::strtod(wanted.c_str(), &end);
   return end != wanted.c_str() && !*end && a == b;
+}
+
+bool meets(const Params::Entry& e, const WhereCondition& c) {
+  if (c.op == "=") return equals(e, c.value);
+  if (c.op == "!=") return !equals(e, c.value);
+  const auto v = parse_number(c.value);
+  if (!v || std::isnan(e.number)) return false;  // an ordering needs two numbers
+  if (c.op == "<") return e.number < *v;
+  if (c.op == "<=") return e.number <= *v;
+  if (c.op == ">") return e.number > *v;
+  return e.number >= *v;
+}
+
+}  // namespace
+
+bool is_where_comparison(const std::string& wanted) {
+  const std::size_t at = wanted.find_first_not_of(' ');
+  return at != std::string::npos && std::string_view("<>!=").find(wanted[at]) != std::string_view::npos;
+}
+
+std::vector<WhereCondition> where_conditions(const std::string& wanted) {
+  if (!is_where_comparison(wanted)) return {{"=", wanted}};
+  std::vector<WhereCondition> out;
+  std::size_t start = 0;
+  while (start <= wanted.size()) {
+    std::size_t end = wanted.find(',', start);
+    if (end == std::string::npos) end = wanted.size();
+    std::string part = wanted.substr(start, end - start);
+    const std::size_t b = part.find_first_not_of(' ');
+    part = b == std::string::npos ? "" : part.substr(b);
+    std::string op;
+    for (const char* candidate : {"<=", ">=", "!=", "==", "<", ">", "="})
+      if (part.rfind(candidate, 0) == 0) {
+        op = candidate;
+        break;
+      }
+    std::string value = part.substr(op.size());
+    while (!value.empty() && value.front() == ' ') value.erase(value.begin());
+    while (!value.empty() && value.back() == ' ') value.pop_back();
+    if (op.empty() || value.empty() || is_where_comparison(value))
+      throw InputError("where condition '" + wanted + "': expected comparisons such as \"<=256\" or \">=64, <1e4\" " +
+                       "(operators < <= > >= == !=, joined by commas)");
+    out.push_back({op == "==" ? "=" : op, value});
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string where_text(const std::string& name, const std::string& wanted) {
+  if (!is_where_comparison(wanted)) return name + "=" + wanted;
+  std::string out;
+  for (const auto& c : where_conditions(wanted)) out += (out.empty() ? "" : " and ") + name + c.op + c.value;
+  return out;
+}
+
+bool entry_matches(const Params::Entry& e, const std::string& wanted) {
+  for (const auto& c : where_conditions(wanted))
+    if (!meets(e, c)) return false;
+  return true;
 }
 
 bool params_match(const Params& p, const std::map<std::string, std::string>& where) {

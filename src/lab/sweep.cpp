@@ -138,9 +138,34 @@ class Reader {
     return false;
   }
 
-  // A `where` value normalised like resolved parameters, so T = 1e3 matches "1000".
+  // A `where` value normalised like resolved parameters, so T = 1e3 matches "1000". A comparison
+  // ("<=256", ">=64, <1e4", "!=inf") keeps its operators, each operand normalised and checked.
   std::string where_value(const toml::node* n, const ParamSpec& p, const std::string& key) const {
-    std::string t = text(n, key);
+    return where_value(n, p, key, text(n, key), n->is_string());
+  }
+  // The same for text `t` read at node `n` (`quoted`: written as a string, so it may be a comparison).
+  std::string where_value(const toml::node* n, const ParamSpec& p, const std::string& key, const std::string& t,
+                          bool quoted) const {
+    if (!quoted || !is_where_comparison(t)) return where_operand(n, p, key, t);
+    std::vector<WhereCondition> conditions;
+    try {
+      conditions = where_conditions(t);
+    } catch (const InputError& e) {
+      fail(n, key + ": " + e.what());
+    }
+    std::string out;
+    for (const auto& c : conditions) {
+      const bool ordering = c.op != "=" && c.op != "!=";
+      const bool numeric = p.type != ParamType::Bool && p.type != ParamType::Choice && p.type != ParamType::Text;
+      if (ordering && !numeric)
+        fail(n, key + ": '" + c.op + "' compares numbers; " + p.name + " takes words (use = or !=)");
+      const std::string operand = where_operand(n, p, key, c.value);
+      if (ordering && !parse_number(operand)) fail(n, key + ": '" + c.value + "' is not a number to compare with");
+      out += (out.empty() ? "" : ",") + (c.op == "=" ? std::string("==") : c.op) + operand;
+    }
+    return out;
+  }
+  std::string where_operand(const toml::node* n, const ParamSpec& p, const std::string& key, std::string t) const {
     if (p.type == ParamType::Bool) return (t == "true" || t == "1" || t == "yes") ? "true" : "false";
     if (p.type == ParamType::Choice && !p.choices.empty() &&
         std::find(p.choices.begin(), p.choices.end(), t) == p.choices.end())
@@ -149,8 +174,35 @@ class Reader {
     if (auto v = parse_number(t)) return canonical_text(p, *v);
     return t;
   }
+  // A `where` table { T = "inf", d = "<=256" }, or conditions written as on the command line:
+  // "d<=256" or ["d<=256", "T=inf"] (two conditions on one parameter must both hold).
   std::map<std::string, std::string> where(const toml::node* n, const std::string& key) const {
     std::map<std::string, std::string> out;
+    if (n->is_string() || n->is_array()) {
+      std::vector<const toml::node*> items;
+      if (n->is_string()) items.push_back(n);
+      else
+        for (const auto& e : *n->as_array()) items.push_back(&e);
+      for (const toml::node* item : items) {
+        const std::string c = string(item, key + ".where");
+        const std::size_t at = c.find_first_of("<>!=");
+        std::string name = at == std::string::npos ? "" : c.substr(0, at);
+        while (!name.empty() && name.back() == ' ') name.pop_back();
+        while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+        if (name.empty())
+          fail(item, key + ".where: '" + c + "': expected NAME=VALUE or a comparison such as \"d<=256\"");
+        std::string rest = c.substr(at);
+        if (rest[0] == '=' && (rest.size() < 2 || rest[1] != '=')) rest = "==" + rest.substr(1);
+        std::string value = where_value(item, param(item, name, key + ".where"), key + ".where." + name, rest, true);
+        if (value.rfind("==", 0) == 0 && value.find(',') == std::string::npos) value = value.substr(2);  // d=64: a value
+        auto [it, fresh] = out.emplace(name, value);
+        if (!fresh) {  // a second condition on the same parameter: both must hold
+          auto as_comparison = [](const std::string& v) { return is_where_comparison(v) ? v : "==" + v; };
+          it->second = as_comparison(it->second) + "," + as_comparison(value);
+        }
+      }
+      return out;
+    }
     for (const auto& [k, v] : ordered(table(n, key)))
       out[k] = where_value(v, param(v, k, key + ".where"), key + ".where." + k);
     return out;

@@ -97,6 +97,17 @@ TEST(Check, WhereAcceptsNumbersWrittenDifferently) {
   EXPECT_TRUE(run(power_law_table().table, c).passed);
 }
 
+TEST(Check, WhereTakesComparisons) {
+  CheckSpec c = slope(-1.5, 1e-9);
+  c.where = {{"T", "inf"}, {"d", ">=32, <=128"}};
+  const auto r = run(power_law_table().table, c);
+  EXPECT_TRUE(r.passed) << r.line();
+  EXPECT_NE(r.measured.find("over 3 points, d in [32, 128]"), std::string::npos) << r.measured;
+  c.where = {{"T", "inf"}, {"d", ">1000"}};
+  EXPECT_NE(run(power_law_table().table, c).measured.find("no rows selected by where {T=inf, d>1000}"),
+            std::string::npos);
+}
+
 TEST(Check, EmptySelectionFails) {
   CheckSpec c = slope(-1.5, 1);
   c.where = {{"T", "7"}};
@@ -180,6 +191,24 @@ CheckSpec ordered(std::vector<std::string> order, bool decreasing = false) {
   c.order = std::move(order);
   c.decreasing = decreasing;
   return c;
+}
+
+TEST(Check, AnAxisLimitedByAComparisonStillSeparatesTheGroupsOfOrdered) {
+  // Two schemes, the second 100 times worse: T = inf beats T = 100 within each scheme, not across.
+  HandTable t;
+  for (const char* scheme : {"q0", "q1"})
+    for (const char* T : {"100", "inf"})
+      for (int d : {16, 64})
+        t.add({{"d", std::to_string(d)}, {"T", T}, {"scheme", scheme}},
+              (scheme[1] == '1' ? 100 : 1) * (T[0] == 'i' ? 1 : 2) / static_cast<double>(d));
+  Sweep s = sweep_with(ordered({"inf", "100"}));
+  s.grid.push_back({"scheme", {"q0", "q1"}, {}});
+  s.checks[0].where = {{"scheme", "!=q2"}};  // a comparison: both schemes stay, in groups of their own
+  auto r = evaluate_checks(s, t.table).at(0);
+  EXPECT_TRUE(r.passed) << r.line();
+  s.checks[0].where = {{"scheme", "q1"}};  // a value: one scheme
+  r = evaluate_checks(s, t.table).at(0);
+  EXPECT_TRUE(r.passed) << r.line();
 }
 
 TEST(Check, OrderedSeries) {

@@ -97,3 +97,41 @@ TEST(Params, TextParametersAreCheckedByTheirValidator) {
   fails({{"eta", "exp(7*k)"}}, "reads 'k'");
   fails({{"eta", "exp(7*"}}, "eta=");
 }
+
+// `where` values: a plain value (equality, numbers written any way, formulas) or comparisons.
+TEST(Where, ComparisonsSelectNumbersAndEqualityStaysAsBefore) {
+  const auto s = specs();  // the parameters point at their declarations
+  const Params p = resolve_params(s, {{"N", "256"}, {"scheme", "rho"}}, "ctx");
+  const auto& N = p.entry("N");
+  const auto& T = p.entry("T");  // inf
+  EXPECT_TRUE(entry_matches(N, "256"));
+  EXPECT_TRUE(entry_matches(N, "2.56e2"));
+  EXPECT_TRUE(entry_matches(p.entry("P"), "N/8"));  // the formula it was given as
+  EXPECT_TRUE(entry_matches(N, "<=256"));
+  EXPECT_FALSE(entry_matches(N, "<256"));
+  EXPECT_TRUE(entry_matches(N, ">=64, <1e3"));
+  EXPECT_FALSE(entry_matches(N, ">=64, <100"));
+  EXPECT_TRUE(entry_matches(N, "==256"));
+  EXPECT_TRUE(entry_matches(N, "!=255"));
+  EXPECT_FALSE(entry_matches(N, "!=256"));
+  EXPECT_TRUE(entry_matches(T, ">1e300"));  // inf is a number
+  EXPECT_FALSE(entry_matches(T, "!=inf"));
+  EXPECT_TRUE(entry_matches(p.entry("scheme"), "!=q0"));
+  EXPECT_FALSE(entry_matches(p.entry("scheme"), "<3"));  // a word meets no ordering
+}
+
+TEST(Where, ConditionsParseAndRead) {
+  const auto c = where_conditions(" >= 64 , < 1e4");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].op, ">=");
+  EXPECT_EQ(c[0].value, "64");
+  EXPECT_EQ(c[1].op, "<");
+  EXPECT_EQ(c[1].value, "1e4");
+  EXPECT_EQ(where_conditions("q0").front().op, "=");
+  EXPECT_EQ(where_conditions("==5").front().op, "=");
+  EXPECT_EQ(where_text("d", "256"), "d=256");
+  EXPECT_EQ(where_text("d", ">=64,<1e4"), "d>=64 and d<1e4");
+  EXPECT_THROW(where_conditions("<="), InputError);
+  EXPECT_THROW(where_conditions(">=1,"), InputError);
+  EXPECT_THROW(where_conditions("=<3"), InputError);
+}

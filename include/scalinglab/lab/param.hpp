@@ -118,8 +118,23 @@ std::string canonical_text(const ParamSpec& s, double v);
 Params resolve_params(const std::vector<ParamSpec>& specs, const std::map<std::string, std::string>& given,
                       const std::string& context);
 
-// Whether a parameter's value is `wanted`: the same canonical text, the same number written
-// differently ("1e3" for 1000), or the formula it was given as ("d/8").
+// A condition of a `where` table on one parameter: op is "=", "!=", "<", "<=", ">" or ">=".
+struct WhereCondition {
+  std::string op;
+  std::string value;
+};
+// Whether a `where` value is a comparison ("<=256", ">=64, <1e4", "!=inf") rather than a value.
+bool is_where_comparison(const std::string& wanted);
+// The conditions of a `where` value: {"=", wanted} for a plain value; for a comparison, its
+// comma-separated conditions (all must hold; "==" reads as "="). Throws InputError when malformed.
+std::vector<WhereCondition> where_conditions(const std::string& wanted);
+// "d=256", "d<=256", "d>=64 and d<1e4": a condition as a user reads it in messages.
+std::string where_text(const std::string& name, const std::string& wanted);
+
+// Whether a parameter's value meets `wanted`: a plain value matches the same canonical text, the
+// same number written differently ("1e3" for 1000), or the formula it was given as ("d/8"); a
+// comparison ("<=256", "!=inf", ">=64, <1e4") compares numbers (a value that is not a number
+// meets no ordering; != is the negation of a plain value's match).
 bool entry_matches(const Params::Entry& e, const std::string& wanted);
 // Whether `p` meets every condition of `where` (the `where` tables of plots and checks). A
 // condition on a parameter `p` does not have (another part's measure) does not apply.
