@@ -81,7 +81,7 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
       ->check(CLI::PositiveNumber & finite_number());
   cmd->add_option("--threads", o.threads, "worker threads (0: all cores)")->capture_default_str()->check(threads_range());
   cmd->add_flag("--json", o.json, "print the result as JSON");
-  cmd->add_option("--plot", o.plot_dir, "write figures (SVG and PNG) into this directory");
+  cmd->add_option("--plot", o.plot_dir, "write figures (SVG, PNG and PDF) into this directory");
 }
 
 }  // namespace scalinglab::cli

@@ -19,6 +19,7 @@
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 #include "scalinglab/lab/measure.hpp"
+#include "scalinglab/lab/figure_style.hpp"
 #include "scalinglab/lab/panels.hpp"
 #include "scalinglab/lab/results_dir.hpp"
 #include "scalinglab/lab/runner.hpp"
@@ -214,19 +215,19 @@ void plot(const std::string& dir, const Sweeped& small, const Sweeped& target, c
   const auto a3 = optimal_allocation(law, target_budget);
   const std::string pre = "$pts << EOD\n" + pts + "EOD\n$tgt << EOD\n" + tgt + "EOD\n$l2 << EOD\n" + line2 +
                           "EOD\n$l3 << EOD\n" + line3 + "EOD\n$minima << EOD\n" + minima + "EOD\n$meas << EOD\n" +
-                          (meas.empty() ? "NaN NaN\n" : meas) + "EOD\nset grid\n"
-                          "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
+                          (meas.empty() ? "NaN NaN\n" : meas) + "EOD\n" + panel_style_lines() +
+                          "set format x '10^{%L}'\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
   const std::string mp =
-      "set multiplot layout 1,2\nunset logscale\nset autoscale xy\nset logscale xy\nset xlabel 'N (parameters)'\n"
-      "set ylabel 'loss'\nset key bottom left\nset title 'IsoFLOP runs: small budgets (colour) and the target (red)'\n"
+      "set multiplot layout 1,2\nunset logscale\nset autoscale xy\nset logscale xy\nset format y '%g'\nset xlabel 'N (parameters)'\n"
+      "set ylabel 'loss'\n@panel_key\nset title 'IsoFLOP runs: small budgets (colour) and the target (vermillion)'\n"
       "plot $pts using 1:2:3 with points pt 7 ps 0.7 lc palette notitle, $tgt with linespoints pt 5 ps 0.8 lw 2 "
-      "lc rgb '#d62728' title 'target budget', " +
+      "lc rgb '#D55E00' title 'target budget', " +
       fmt::format("'+' using ({:.8g}):(NaN) with points notitle\n", a3.N) +
-      "set xlabel 'C (FLOPs)'\nset ylabel 'N_{opt}'\nset key top left\nset title 'compute-optimal size: fits and the target run'\n"
-      "plot $minima with points pt 7 ps 1 lc rgb '#1f77b4' title 'small-budget minima', "
-      "$l2 with lines lw 2 lc rgb '#1f77b4' title 'Approach 2', $l3 with lines dt 2 lw 2 lc rgb '#2ca02c' title 'Approach 3', "
-      "$meas with points pt 9 ps 2 lc rgb '#d62728' title 'measured at the target'\nunset multiplot\n";
-  write_and_run_multiplot(dir, "extrapolate", 1200, 480, "extrapolation protocol", pre, mp);
+      "set format y '10^{%L}'\nset xlabel 'C (FLOPs)'\nset ylabel 'N_{opt}'\n@panel_key\nset title 'compute-optimal size: fits and the target run'\n"
+      "plot $minima with points pt 7 ps 1 lc rgb '#0072B2' title 'small-budget minima', "
+      "$l2 with lines dt 2 lw 2 lc rgb '#0072B2' title 'Approach 2', $l3 with lines dt 4 lw 2 lc rgb '#009E73' title 'Approach 3', "
+      "$meas with points pt 9 ps 2 lc rgb '#D55E00' title 'measured at the target'\nunset multiplot\n";
+  write_and_run_multiplot(dir, "extrapolate", 1200, 520, "extrapolation protocol", pre, mp);
 }
 
 }  // namespace

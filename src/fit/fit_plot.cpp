@@ -10,6 +10,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/frontier.hpp"
+#include "scalinglab/lab/figure_style.hpp"
 #include "scalinglab/lab/panels.hpp"
 
 namespace scalinglab::fit {
@@ -74,15 +75,15 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
       pts += fmt::format("{:.10g} {:.10g}\n", data.x[i], data.loss[i]);
       res += fmt::format("{:.10g} {:.10g}\n", data.x[i], pred - std::log(data.loss[i]));
     }
-    pre = block("pts", pts) + block("curve", curve) + block("res", res) + "set grid\nset key top right\n";
-    mp = "set multiplot layout 1,2\nunset logscale\nset autoscale y\nset logscale xy\nset xlabel " + gp_string(gp_literal_markup(data.x_name.empty() ? "x" : data.x_name)) +
+    pre = block("pts", pts) + block("curve", curve) + block("res", res) + panel_style_lines() + "@panel_key\n";
+    mp = "set multiplot layout 1,2\nunset logscale\nset autoscale y\nset logscale xy\n" + log_format('x', *lo, *hi) + "set xlabel " + gp_string(gp_literal_markup(data.x_name.empty() ? "x" : data.x_name)) +
          "\nset ylabel " + gp_string(gp_literal_markup(data.loss_name.empty() ? "loss" : data.loss_name)) + "\n"
          "set title " + gp_string(gp_literal_markup(law.name == law.formula ? law.formula : law.name + ": " + law.formula)) + "\n"
-         "plot $pts with points pt 7 ps 0.6 lc rgb '#1f77b4' title 'data', $curve with lines lw 2 lc rgb '#d62728' title 'fit'\n"
+         "plot $pts with points pt 7 ps 0.6 lc rgb '#0072B2' title 'data', $curve with lines dt 2 lw 2 lc rgb '#0072B2' title 'fitted law'\n"
          "unset logscale y\nset ylabel 'log residual (fit - data)'\nset title 'residuals'\n"
-         "plot $res with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, 0 with lines lc rgb 'black' notitle\n"
+         "plot $res with points pt 7 ps 0.6 lc rgb '#0072B2' notitle, 0 with lines lc rgb 'black' notitle\n"
          "unset multiplot\n";
-    return write_and_run_multiplot(dir, name, 1200, 480, "fit of the " + law.name + " law", pre, mp);
+    return write_and_run_multiplot(dir, name, 1200, 520, "fit of the " + law.name + " law", pre, mp);
   }
   // Two-input law.
   const auto [cmin, cmax] = std::minmax_element(data.C.begin(), data.C.end());
@@ -118,30 +119,32 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
     frontier += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", C, a.N, lo, hi, a.D);
   }
   pre = block("pts", pts) + block("res", res) + block("curves", curves) + block("opt", opt) + block("frontier", frontier) +
-        "set grid\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
+        panel_style_lines() + "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
         "set cblabel 'log_{10} C (FLOPs)'\n";
-  mp = "set multiplot layout 1,3\nunset logscale\nset colorbox\n"
-       "set logscale xy\nset xlabel " + gp_string("N (parameters): " + gp_literal_markup(data.N_name.empty() ? std::string("N") : data.N_name)) +
-       "\nset ylabel " + gp_string(gp_literal_markup(data.loss_name.empty() ? "loss" : data.loss_name)) + "\nset key top right\n" +
+  mp = "set multiplot layout 1,3\nunset logscale\nset colorbox\nset rmargin 8\n"
+       "set logscale xy\n" + log_format('x', *nmin / 2, *nmax * 2) + "set xlabel " + gp_string("N (parameters): " + gp_literal_markup(data.N_name.empty() ? std::string("N") : data.N_name)) +
+       "\nset ylabel " + gp_string(gp_literal_markup(data.loss_name.empty() ? "loss" : data.loss_name)) + "\n@panel_key\n" +
        fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin * 0.9, *lmax * 1.15) + narrow_log_tics("y", *lmin * 0.9, *lmax * 1.15) +
        "set title " + gp_string(gp_literal_markup("IsoFLOP curves of the fitted law " + law.name)) + "\n"
        "plot $curves with lines lw 1.5 lc palette notitle, $pts with points pt 7 ps 0.5 lc palette notitle, "
        "$opt with lines dt 2 lw 2 lc rgb 'black' title 'optimum'\n"
        // The loss panel's y range and tics must not carry over: N_opt and D_opt live far above them.
-       "unset colorbox\nset autoscale y\nset ytics autofreq\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
+       "unset colorbox\nset rmargin 4\nset autoscale y\nset ytics autofreq\nset format x '10^{%L}'\nset format y '10^{%L}'\n"
+       "set xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\n@panel_key\n"
        "set title " + gp_string(law.has_frontier ? fmt::format("frontier: N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}",
                                                                fit.value("a"), fit.value("b"))
                                                  : std::string("frontier (minimised numerically)")) + "\n"
-       "plot " + std::string(boot ? fmt::format("$frontier using 1:3:4 with filledcurves lc rgb '#9ecae1' fs transparent solid 0.5 "
-                                                "title '{:.0f}% bootstrap band', ", 100 * level)
+       "plot " + std::string(boot ? fmt::format("$frontier using 1:3:4 with filledcurves lc rgb '#0072B2' fs transparent solid 0.18 "
+                                                "title '{:.0f}% bootstrap band of N_{{opt}}', ", 100 * level)
                                   : "") +
-       "$frontier using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'N_{opt}', "
-       "$frontier using 1:5 with lines lw 2 lc rgb '#ff7f0e' title 'D_{opt}'\n"
-       "set colorbox\nunset logscale xy\nset autoscale xy\nset xlabel 'fitted loss'\nset ylabel 'log residual (fit - data)'\n"
+       "$frontier using 1:2 with lines lw 2 lc rgb '#0072B2' title 'N_{opt}', "
+       "$frontier using 1:5 with lines lw 2 lc rgb '#D55E00' title 'D_{opt}'\n"
+       "set colorbox\nset rmargin 8\nunset logscale xy\nset autoscale xy\nset format x '%g'\nset format y '%g'\n"
+       "set xlabel 'fitted loss'\nset ylabel 'log residual (fit - data)'\n"
        "set title 'residuals'\n"
        "plot $res using 1:2:3 with points pt 7 ps 0.5 lc palette notitle, 0 with lines lc rgb 'black' notitle\n"
        "unset multiplot\n";
-  return write_and_run_multiplot(dir, name, 1650, 500, "fit of the " + law.name + " law", pre, mp);
+  return write_and_run_multiplot(dir, name, 1650, 540, "fit of the " + law.name + " law", pre, mp);
 }
 
 bool plot_isoflop(const std::string& dir, const std::string& name, const IsoflopFit& fit, const FitColumns& data,
@@ -175,33 +178,36 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
   }
   std::string pre = block("pts", pts) + block("cut", cut) + block("minima", minima) + block("line", line) +
                     block("parabolas", parabolas) + block("losses", losses) +
-                    "set grid\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
+                    panel_style_lines() + "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n"
                     "set cblabel 'log_{10} C (FLOPs)'\n";
   const SaturatingLoss& law = fit.loss_law;
   std::string mp =
-      "set multiplot layout 1,3\nunset logscale\nset colorbox\nset logscale x\nset xlabel 'N (parameters)'\nset ylabel 'loss'\nset key bottom left\n" +
+      "set multiplot layout 1,3\nunset logscale\nset colorbox\nset rmargin 8\nset logscale x\n" +
+      log_format('x', *std::min_element(data.N.begin(), data.N.end()), *std::max_element(data.N.begin(), data.N.end())) +
+      "set xlabel 'N (parameters)'\nset ylabel 'loss'\n@panel_key\n" +
       fmt::format("set yrange [{:.6g}:{:.6g}]\n", *lmin - 0.05 * (*lmax - *lmin), *lmax + 0.05 * (*lmax - *lmin)) +
       "set title 'IsoFLOP slices, their parabolas and minima'\n"
       "plot $parabolas using 1:2:3 with lines lw 1.5 lc palette notitle, $pts using 1:2:3 with points pt 7 ps 0.6 lc palette notitle, "
       "$cut using 1:2:3 with points pt 6 ps 0.6 lc palette " +
       std::string(fit.options.trim > 0 ? "title 'trimmed'" : "notitle") + ", "
       "$minima using 1:2 with points pt 6 ps 1.6 lw 2 lc rgb 'black' title 'parabola minimum'\n"
-      "unset colorbox\nset logscale xy\nset autoscale y\nset key top left\nset xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\nset key top left\n"
+      "unset colorbox\nset rmargin 4\nset logscale xy\nset autoscale y\nset format x '10^{%L}'\nset format y '10^{%L}'\n"
+      "set xlabel 'C (FLOPs)'\nset ylabel 'compute-optimal size'\n@panel_key\n"
       "set title " + gp_string(fmt::format("N_{{opt}} ∝ C^{{{:.3f}}}, D_{{opt}} ∝ C^{{{:.3f}}}{}", fit.a(), fit.b(),
                                            boot ? fmt::format(" (a in [{:.3f}, {:.3f}])", boot->a.lo, boot->a.hi) : "")) + "\n"
-      "plot $minima using 3:1 with points pt 7 ps 1 lc rgb '#1f77b4' title 'N_{opt} of slices', "
-      "$line using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'fit', "
-      "$minima using 3:($3/(6*$1)) with points pt 5 ps 1 lc rgb '#ff7f0e' title 'D_{opt} of slices', "
-      "$line using 1:3 with lines lw 2 lc rgb '#ff7f0e' title 'fit'\n"
+      "plot $minima using 3:1 with points pt 7 ps 1 lc rgb '#0072B2' title 'N_{opt} of slices', "
+      "$line using 1:2 with lines dt 2 lw 2 lc rgb '#0072B2' title 'fit', "
+      "$minima using 3:($3/(6*$1)) with points pt 5 ps 1 lc rgb '#D55E00' title 'D_{opt} of slices', "
+      "$line using 1:3 with lines dt 2 lw 2 lc rgb '#D55E00' title 'fit'\n"
       // The loss at the minima: the power law and, when fitted, E + A C^-gamma (which levels off at E).
-      "set logscale x\nunset logscale y\nset autoscale y\nset key top right\nset ylabel 'loss at the minimum'\n"
+      "set logscale x\nunset logscale y\nset autoscale y\nset format y '%g'\n@panel_key\nset ylabel 'loss at the minimum'\n"
       "set title " + gp_string(law.fitted ? fmt::format("L_{{opt}} = {:.3g} + {:.3g} C^{{-{:.3f}}}", law.E, law.A, law.gamma)
                                           : std::string("L_{opt}: power law (too few slices for E + A C^{-gamma})")) + "\n"
       "plot $minima using 3:2 with points pt 7 ps 1 lc rgb 'black' title 'L_{opt} of slices', "
-      "$losses using 1:2 with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'power law'" +
-      std::string(law.fitted ? ", $losses using 1:3 with lines lw 2 lc rgb '#d62728' title 'E + A C^{-gamma}'" : "") + "\n"
+      "$losses using 1:2 with lines dt 3 lw 2 lc rgb '#7f7f7f' title 'power law'" +
+      std::string(law.fitted ? ", $losses using 1:3 with lines dt 2 lw 2 lc rgb '#000000' title 'E + A C^{-gamma}'" : "") + "\n"
       "unset multiplot\n";
-  return write_and_run_multiplot(dir, name, 1650, 480, "IsoFLOP analysis", pre, mp);
+  return write_and_run_multiplot(dir, name, 1650, 520, "IsoFLOP analysis", pre, mp);
 }
 
 }  // namespace scalinglab::fit

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include <optional>
 #include <sstream>
 #include <vector>
+
+#include "scalinglab/core/file_io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -144,6 +147,30 @@ std::string gp_literal_markup(std::string_view text) {
   return out;
 }
 
+void sharpen_svg_images(const std::string& svg_path) {
+  std::string text;
+  try {
+    text = read_file(svg_path, std::uint64_t{1} << 30, "figure");
+  } catch (const std::exception&) {
+    return;  // no figure, nothing to sharpen
+  }
+  const std::string tag = "<image ";
+  const std::string crisp = "<image image-rendering='optimizeSpeed' style='image-rendering:pixelated' ";
+  std::string out;
+  std::size_t from = 0, at = 0;
+  bool changed = false;
+  while ((at = text.find(tag, from)) != std::string::npos) {
+    const std::size_t end = std::min(text.find('>', at), text.size());
+    const bool styled = text.substr(at, end - at).find("image-rendering") != std::string::npos;
+    out.append(text, from, at - from).append(styled ? tag : crisp);
+    changed = changed || !styled;
+    from = at + tag.size();
+  }
+  if (!changed) return;
+  out.append(text, from, std::string::npos);
+  write_file(svg_path, out);
+}
+
 bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
 
 bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
@@ -161,11 +188,10 @@ bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
     const auto size = fs::file_size(base.string() + ext, ec);
     return !ec && size > 0;
   };
-  if (status == 0 && nonempty(".svg") && nonempty(".png")) return true;
-  // Half a figure next to an older one would show a stale picture: remove both.
+  if (status == 0 && nonempty(".svg") && nonempty(".png") && nonempty(".pdf")) return true;
+  // Part of a figure next to an older one would show a stale picture: remove all three.
   std::error_code ec;
-  fs::remove(base.string() + ".svg", ec);
-  fs::remove(base.string() + ".png", ec);
+  for (const char* ext : {".svg", ".png", ".pdf"}) fs::remove(base.string() + ext, ec);
   if (output.empty()) output = status < 0 ? "cannot start gnuplot" : "exit status " + std::to_string(status);
   warn("gnuplot failed on " + base.string() + ".gp: " + output);
   return false;

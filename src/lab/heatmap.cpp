@@ -84,11 +84,14 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
        << "plot " << gp_string(name + ".dat") << " index " << i << " matrix with image\n";
   }
   mp << "unset multiplot\n";
-  const std::string preamble = "set palette defined (-1 \"#2166ac\", 0 \"#f7f7f7\", 1 \"#b2182b\")\n"
+  const std::string preamble = "unset grid\nset palette defined (-1 \"#2166ac\", 0 \"#f7f7f7\", 1 \"#b2182b\")\n"
                                "unset key\nset tics out nomirror\nset size ratio -1\nset xlabel " +
                                gp_string(plot.xlabel.empty() ? plot.cols : plot.xlabel) + "\nset ylabel " +
                                gp_string(plot.ylabel.empty() ? plot.rows : plot.ylabel) + "\n";
-  return write_and_run_multiplot(out_dir, name, width, height, "Heat maps of " + plot.matrix, preamble, mp.str());
+  if (!write_and_run_multiplot(out_dir, name, width, height, "Heat maps of " + plot.matrix, preamble, mp.str()))
+    return false;
+  sharpen_svg_images((base.string() + ".svg"));  // one matrix cell, one sharp block in a browser
+  return true;
 }
 
 }  // namespace scalinglab

@@ -6,13 +6,17 @@
 #include <sstream>
 
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/lab/figure_style.hpp"
 #include "scalinglab/lab/plot.hpp"
 
 namespace scalinglab {
 
 bool panel_matches(const GridPoint& point, const std::map<std::string, std::string>& where) {
   // Grid points carry their part apart from their parameters.
-  if (auto it = where.find("part"); it != where.end() && it->second != point.part) return false;
+  if (auto it = where.find("part"); it != where.end()) {
+    const Params::Entry part{&part_param(), point.part, NAN, ""};
+    if (!entry_matches(part, it->second)) return false;
+  }
   return params_match(point.params, where);
 }
 
@@ -54,12 +58,9 @@ bool write_and_run_multiplot(const std::string& out_dir, const std::string& name
     std::ostringstream gp;
     gp << "# " << gp_comment(comment) << "; rerun with: gnuplot " << name << ".gp\n"
        << "set encoding utf8\n"
-       << "set terminal svg size " << width << "," << height << " dynamic enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_string(name + ".svg") << "\n"
-       << preamble << multiplot
-       << "\nset terminal pngcairo size " << width << "," << height << " enhanced font \"Helvetica,11\"\n"
-       << "set output " << gp_string(name + ".png") << "\n"
-       << multiplot << "unset output\n";
+       << svg_terminal(name, width, height) << figure_style_lines() << preamble << multiplot << "\n"
+       << png_terminal(name, width, height) << multiplot << "\n"
+       << pdf_terminal(name, width, height) << multiplot << "unset output\n";
     write_file((std::filesystem::path(out_dir) / (name + ".gp")).string(), gp.str());
   }
   return run_gnuplot_script(out_dir, name);

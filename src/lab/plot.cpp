@@ -1,7 +1,7 @@
 // Plots with gnuplot. NAME.dat holds one block per series (x, mean, band low, band high) and one per
 // reference curve (x, y), separated by two blank lines so that gnuplot's `index` picks them;
 // NAME.gp is a self-contained script (rerun it with `gnuplot NAME.gp` inside the directory) that
-// writes NAME.svg and NAME.png. Drawing never throws: a failed plot warns and returns false.
+// writes NAME.svg, NAME.png and NAME.pdf. Drawing never throws: a failed plot warns and returns false.
 #include "scalinglab/lab/plot.hpp"
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/stats.hpp"
 #include "scalinglab/lab/aggregate.hpp"
+#include "scalinglab/lab/figure_style.hpp"
 #include "scalinglab/lab/gnuplot.hpp"
 #include "scalinglab/lab/panels.hpp"
 
@@ -39,14 +40,15 @@ struct Curve {
   std::vector<PlotPoint> points;  // sorted by x
   std::vector<std::string> notes; // why some rows are missing (written as .dat comments)
   bool reference = false;
-  bool dashed = false;            // a metric of [plot] dashed: drawn dashed ...
-  std::string colour_key;         // ... in the colour of the curve with the same key (its series)
+  // Theory (a theory part) or a metric of [plot] dashed: drawn dashed, without a band, in the
+  // colour of the earlier curve with the same colour_key (a new colour when there is none).
+  bool dashed = false;
+  std::string colour_key;    // curves sharing a key share a colour
+  std::string series_value;  // the series parameter's value (references pinned to it take its colour)
 };
 
-// Colour-blind friendly palette (Okabe-Ito without yellow), then tableau colours.
-const char* const kColors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
-                               "#56B4E9", "#000000", "#8c564b", "#7f7f7f", "#bcbd22"};
-const char* const kReferenceColors[] = {"#222222", "#777777"};
+// Rows that a figure cannot show, counted by reason ("error <= 0 (log y axis)"): the note under the plot.
+using Dropped = std::map<std::string, int>;
 
 void warn(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
 
@@ -90,58 +92,107 @@ std::string series_value(const Params::Entry& e) {
   return e.text;
 }
 
-// A long title is wrapped (it is centred over the plot area, narrowed by the key): after its
-// "Fig. 1 (left):" prefix when the rest fits on a line, else at the last space that fits.
-std::string title_string(const std::string& t) {
+// A long title is wrapped (it is centred over the plot area): after its "Fig. 1 (left):" prefix
+// when the rest fits on a line, else at the last space that fits. Returns the lines.
+std::vector<std::string> title_lines(const std::string& t) {
   constexpr std::size_t kWidth = 60;
   std::vector<std::string> lines;
   std::string rest = t;
   while (rest.size() > kWidth) {
     std::size_t cut = rest.find(": ");
-    if (cut == std::string::npos || cut >= kWidth || rest.size() - cut - 2 > kWidth) cut = rest.rfind(' ', kWidth);
-    else ++cut;  // keep the colon on the first line
+    if (cut == std::string::npos || cut >= kWidth || rest.size() - cut - 2 > kWidth) {
+      // Else before a parenthesis that fits ("... recursion" / "(S = 100, L = 10)"), else the last space.
+      const std::size_t paren = rest.rfind(" (", kWidth);
+      cut = paren != std::string::npos && paren >= kWidth / 3 && rest.size() - paren - 1 <= kWidth
+                ? paren
+                : rest.rfind(' ', kWidth);
+    } else {
+      ++cut;  // keep the colon on the first line
+    }
     if (cut == std::string::npos || cut == 0) cut = rest.find(' ', kWidth);
     if (cut == std::string::npos) break;
     lines.push_back(rest.substr(0, cut));
     rest.erase(0, std::min(rest.size(), rest.find_first_not_of(' ', cut)));
   }
   lines.push_back(rest);
+  return lines;
+}
+
+std::string title_string(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& line : lines) out += (out.empty() ? "" : ".\"\\n\".") + gp_string(line);
   return out;
 }
 
+bool is_theory_part(const PlotSpec& plot, const std::string& part) {
+  return std::find(plot.theory_parts.begin(), plot.theory_parts.end(), part) != plot.theory_parts.end();
+}
+
+// Whether a part's measure has `metric` (a part lacking it is simply not drawn for it).
+bool part_has_metric(const PlotSpec& plot, const std::string& part, const std::string& metric) {
+  const auto it = plot.part_metrics.find(part);
+  return it == plot.part_metrics.end() || std::find(it->second.begin(), it->second.end(), metric) != it->second.end();
+}
+
+// Whether the rows drawn come from several parts while the curves are told apart by another
+// parameter: then each legend also names the part.
+bool parts_need_naming(const PlotSpec& plot, const Table& table) {
+  if (plot.series == "part") return false;
+  std::string first;
+  for (const auto& row : table.rows) {
+    if (!row.params.has("part") || !params_match(row.params, plot.where)) continue;
+    const std::string& part = row.params.entry("part").text;
+    if (first.empty()) first = part;
+    else if (part != first) return true;
+  }
+  return false;
+}
 
 // One curve per value of the series parameter (table order) of the rows matching plot.where.
-std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
+std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table, Dropped& dropped) {
   std::vector<std::string> metrics = {plot.y};
   metrics.insert(metrics.end(), plot.more_y.begin(), plot.more_y.end());
   std::vector<Curve> curves;
   for (const auto& [name, value] : plot.where)
     if (std::find(table.param_names.begin(), table.param_names.end(), name) == table.param_names.end())
       throw InputError("plot: unknown parameter '" + name + "' in where");
+  const bool name_parts = parts_need_naming(plot, table);
   for (const auto& metric : metrics)
   for (const auto& row : table.rows) {
     const std::size_t m = table.metric_index(metric);
     if (!params_match(row.params, plot.where)) continue;
+    const std::string part = row.params.has("part") ? row.params.entry("part").text : "";
+    if (!part.empty() && !part_has_metric(plot, part, metric)) continue;
     // x: a parameter, or a metric's mean (e.g. parameters against the compute-optimal tokens).
     const bool x_param = row.params.has(plot.x);
     const auto& names = table.metric_names;
     if (!x_param && std::find(names.begin(), names.end(), plot.x) == names.end())
       throw InputError("plot: unknown parameter or metric x = '" + plot.x + "'");
-    std::string label = metric;
+    std::string label = metric, value;
     if (!plot.series.empty()) {
-      const std::string value = row.params.has(plot.series) ? series_value(row.params.entry(plot.series)) : "n/a";
+      value = row.params.has(plot.series) ? series_value(row.params.entry(plot.series)) : "n/a";
       const auto named = plot.series_labels.find(value);
       label = named != plot.series_labels.end() ? named->second : plot.series + " = " + value;
     }
     if (metrics.size() > 1 && !plot.series.empty()) label = metric + ", " + label;
+    if (!part.empty() && (name_parts || (!plot.series.empty() && !row.params.has(plot.series)))) {
+      const auto named = plot.part_labels.find(part);
+      const std::string part_label = named != plot.part_labels.end() ? named->second : part;
+      // A part without the series parameter (a theory without d) is one curve, named by its part.
+      label = row.params.has(plot.series) || plot.series.empty() ? label + ", " + part_label
+              : metrics.size() > 1                                ? metric + ", " + part_label
+                                                                  : part_label;
+    }
     auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.label == label; });
     if (it == curves.end()) {
-      Curve c{label, {}, {}, false, false, ""};
-      c.dashed = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
+      Curve c{label, {}, {}, false, false, "", value};
+      const bool theory = !part.empty() && is_theory_part(plot, part);
+      const bool dashed_metric = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
+      c.dashed = theory || dashed_metric;
       if (!plot.dashed.empty() && !plot.series.empty() && row.params.has(plot.series))
-        c.colour_key = row.params.entry(plot.series).text;
+        c.colour_key = row.params.entry(plot.series).text;  // a dashed metric: its series' colour
+      else  // theory: the colour of the simulation of the same metric and series value
+        c.colour_key = metric + "|" + (plot.series == "part" ? "" : value);
       curves.push_back(std::move(c));
       it = curves.end() - 1;
     }
@@ -151,10 +202,17 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
     const std::string at = x_param ? plot.x + "=" + row.params.entry(plot.x).text : fmt::format("{}={:.6g}", plot.x, x);
     if (!std::isfinite(x) || (plot.logx && x <= 0)) {
       it->notes.push_back("skipped " + at + ": x cannot be placed on the axis");
+      ++dropped[std::isnan(x)  ? plot.x + " = nan"
+                : std::isinf(x) ? plot.x + " = " + (x > 0 ? "inf" : "-inf")
+                                : plot.x + " \u2264 0 (log x axis)"];
       continue;
     }
     if (!std::isfinite(y) || (plot.logy && y <= 0)) {
       it->notes.push_back(fmt::format("skipped {}: {} = {} cannot be placed on the axis", at, metric, y));
+      ++dropped[std::isnan(y)  ? metric + " = nan"
+                : std::isinf(y) ? metric + " = inf"
+                : y == 0        ? metric + " = 0 (log y axis)"
+                                : metric + " < 0 (log y axis)"];
       continue;
     }
     double spread = 0;
@@ -166,6 +224,14 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table) {
   for (auto& c : curves)
     std::stable_sort(c.points.begin(), c.points.end(), [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
   return curves;
+}
+
+// "not shown: 2 points with error = 0 (log y axis); 1 point with T = inf", or "" when all are drawn.
+std::string dropped_note(const Dropped& dropped) {
+  std::string out;
+  for (const auto& [reason, n] : dropped)
+    out += fmt::format("{}{} point{} with {}", out.empty() ? "not shown: " : "; ", n, n == 1 ? "" : "s", reason);
+  return out;
 }
 
 // Dense x values between lo and hi (log-spaced on a log axis).
@@ -195,7 +261,13 @@ std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& 
   const Expression expr(ref.expr);
   // A label written by the user is enhanced text as is; a bare formula gets superscripts.
   const bool own_label = !ref.label.empty() && ref.label != ref.expr;
-  Curve c{own_label ? ref.label : enhanced_formula(ref.expr), {}, {}, true, false, ""};
+  Curve c{own_label ? ref.label : enhanced_formula(ref.expr), {}, {}, true, false, "", ""};
+  // A reference pinned to one series value is that curve's theory: drawn in its colour.
+  if (!plot.series.empty() && base->has(plot.series)) {
+    const auto pinned = ref.where.find(plot.series);
+    if (pinned != ref.where.end() && !is_where_comparison(pinned->second))
+      c.series_value = series_value(base->entry(plot.series));
+  }
   c.notes.push_back("reference " + ref.expr + ", parameters from " + base->canonical());
   const std::string x_name = plot.x.empty() ? "x" : plot.x;
   for (double x : dense(lo, hi, plot.logx)) {
@@ -256,79 +328,101 @@ void axis_lines(std::ostream& gp, char axis, bool log, std::pair<double, double>
   gp << fmt::format("set {}range [{:.10g}:{:.10g}]\n", axis, range.first, range.second);
 }
 
-// The legend sits right of the plot; long labels would squeeze the plot, so they go below it.
-std::string key_line(const std::vector<Curve>& curves) {
-  std::size_t longest = 0;
-  for (const auto& c : curves) longest = std::max(longest, c.label.size());
-  if (longest > 26) return "set key below Left reverse samplen 2.5 spacing 1.1 maxcols 2\n";
-  return "set key outside right top Left reverse samplen 2.5 spacing 1.2\n";
-}
-
+// The script: style, layout (the plot area is the same for every figure; the canvas grows for
+// the legend), axes, curves in their colours, the band's legend entry and the note on what is not
+// shown; then the same figure as SVG, PNG and PDF.
 void write_gp(const std::string& path, const std::string& name, const PlotSpec& plot, const std::string& title,
-              const std::vector<Curve>& curves) {
+              const std::vector<Curve>& curves, const std::string& note) {
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  bool any_band = false;
   for (const auto& c : curves)
     for (const auto& p : c.points) {
       xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x);
       if (c.reference) continue;
+      if (!c.dashed && p.hi > p.lo) any_band = true;
       // On log y a band may dive by decades; let it leave the frame rather than squash the means.
       const double band_lo = plot.logy ? std::max(p.lo, p.y / 3) : p.lo;
       const double band_hi = plot.logy ? std::min(p.hi, p.y * 3) : p.hi;
       ylo = std::min({ylo, p.y, band_lo}), yhi = std::max({yhi, p.y, band_hi});
     }
-  const std::string terminal = "size 720,480 enhanced font 'Helvetica,12' background rgb 'white'";
-  std::ostringstream gp;
-  gp << "# scalinglab plot: " << gp_comment(title.empty() ? plot.y + " vs " + plot.x : title) << "\n"
-     << "# regenerate with: gnuplot " << name << ".gp (in this directory)\n"
-     << "set encoding utf8\n"
-     << "set terminal svg " << terminal << "\n"
-     << "set output " << gp_string(name + ".svg") << "\n";
-  // Text written for the plot ([plot] title, xlabel, ylabel) may use enhanced markup; names are escaped.
-  if (!title.empty()) gp << "set title " << title_string(plot.title.empty() ? gp_literal_markup(title) : title) << "\n";
-  const std::string x_name = plot.x.empty() ? "position" : plot.x;  // curves without x: 1, 2, ...
-  gp << "set xlabel " << gp_string(plot.xlabel.empty() ? gp_literal_markup(x_name) : plot.xlabel) << "\n"
-     << "set ylabel " << gp_string(plot.ylabel.empty() ? gp_literal_markup(plot.y) : plot.ylabel) << "\n"
-     << "set border 3 lc rgb '#404040' lw 1\n"
-     << "set tics nomirror out scale 0.6\n"
-     << "set grid xtics ytics mxtics mytics lt 1 lc rgb '#e4e4e4' lw 1, lt 1 lc rgb '#f3f3f3' lw 0.6\n"
-     << key_line(curves)
-     << "set style fill transparent solid 0.18 noborder\n";
-  axis_lines(gp, 'x', plot.logx, padded_range(xlo, xhi, plot.logx));
-  axis_lines(gp, 'y', plot.logy, padded_range(ylo, yhi, plot.logy));
+  any_band = any_band && plot.band != "none";
 
+  // Colours: a solid curve takes the next colour unless its key already has one; a dashed curve
+  // (theory, a dashed metric) the colour of its key, or the next one; a reference pinned to a
+  // series value the colour of that series' first curve; other references black, then grey.
   const std::string dat = gp_string(name + ".dat");
-  std::vector<std::string> items;
-  std::size_t data_index = 0, ref_index = 0;
-  std::map<std::string, const char*> colour_of;
+  std::vector<std::string> items, labels;
+  std::size_t next_colour = 0, guide_index = 0;
+  std::map<std::string, const char*> colour_of;      // colour key -> colour
+  std::map<std::string, const char*> series_colour;  // series value -> colour of its first curve
+  std::vector<const char*> colours(curves.size(), nullptr);
+  std::vector<int> dash(curves.size(), 1);  // dashed curves sharing a colour take dash types 2, 3, ...
+  std::map<const char*, int> dashed_in;     // colour -> dashed curves drawn in it so far
+  for (int pass = 0; pass < 2; ++pass)  // solid curves first, so that theory finds its simulation
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+      const Curve& c = curves[i];
+      if (c.reference || c.points.empty() || c.dashed != (pass == 1)) continue;
+      const auto known = c.colour_key.empty() ? colour_of.end() : colour_of.find(c.colour_key);
+      // Solid curves share a colour only for [plot] dashed (its metrics' series take it).
+      const bool share = known != colour_of.end() && (c.dashed || !plot.dashed.empty());
+      colours[i] = share ? known->second : palette_colour(next_colour++);
+      if (!c.colour_key.empty()) colour_of.emplace(c.colour_key, colours[i]);
+      if (pass == 0) series_colour.emplace(c.series_value, colours[i]);
+      if (c.dashed) dash[i] = 2 + dashed_in[colours[i]]++ % 4;
+    }
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const Curve& c = curves[i];
     if (c.points.empty()) continue;
     const std::string block = fmt::format("{} index {}", dat, i);
+    const std::string label = c.reference ? c.label : gp_literal_markup(c.label);
+    labels.push_back(label);
     if (c.reference) {
-      const char* color = kReferenceColors[ref_index % 2];
+      const auto pinned = c.series_value.empty() ? series_colour.end() : series_colour.find(c.series_value);
+      const char* colour = pinned != series_colour.end() ? pinned->second : guide_colour(guide_index++);
       items.push_back(fmt::format("{} using 1:2 with lines dt {} lw 1.5 lc rgb '{}' title {}", block,
-                                  2 + ref_index % 3, color, gp_string(c.label)));
-      ++ref_index;
+                                  pinned != series_colour.end() ? 2 : 2 + guide_index % 3, colour, gp_string(label)));
       continue;
     }
-    // A dashed curve takes the colour of the solid curve of its series; others the next colour.
-    auto known = colour_of.find(c.colour_key);
-    const char* color = known != colour_of.end() && !c.colour_key.empty() ? known->second
-                                                                           : kColors[data_index++ % std::size(kColors)];
-    if (!c.colour_key.empty()) colour_of.emplace(c.colour_key, color);
-    if (plot.band != "none" && !c.dashed)
-      items.push_back(fmt::format("{} using 1:3:4 with filledcurves lc rgb '{}' notitle", block, color));
+    const char* colour = colours[i];
+    if (any_band && !c.dashed)
+      items.push_back(fmt::format("{} using 1:3:4 with filledcurves lc rgb '{}' notitle", block, colour));
     // Dense curves (series metrics) are drawn without markers.
-    const std::string style = c.dashed              ? "lines dt 2 lw 1.8"
+    const std::string style = c.dashed              ? fmt::format("lines dt {} lw 1.8", dash[i])
                               : c.points.size() > 60 ? "lines lw 1.8"
                                                      : "linespoints lw 1.8 pt 7 ps 0.55";
-    items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, color, gp_string(gp_literal_markup(c.label))));
+    items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, colour, gp_string(label)));
   }
+  if (any_band) {
+    const std::string band_label = plot.band == "sem" ? "band: \u00b1 1 sem over runs" : "band: \u00b1 1 std over runs";
+    labels.push_back(band_label);
+    items.push_back("keyentry with filledcurves lc rgb '#7f7f7f' title " + gp_string(band_label));
+  }
+
+  const std::vector<std::string> lines = title.empty() ? std::vector<std::string>{} : title_lines(title);
+  const FigureLayout layout = line_figure_layout(labels, static_cast<int>(lines.size()), !note.empty());
+  std::ostringstream gp;
+  gp << "# scalinglab plot: " << gp_comment(title.empty() ? plot.y + " vs " + plot.x : title) << "\n"
+     << "# regenerate with: gnuplot " << name << ".gp (in this directory)\n"
+     << "set encoding utf8\n"
+     << svg_terminal(name, layout.width, layout.height);
+  // Text written for the plot ([plot] title, xlabel, ylabel) may use enhanced markup; names are escaped.
+  if (!lines.empty()) {
+    std::vector<std::string> escaped = lines;
+    if (plot.title.empty())
+      for (auto& l : escaped) l = gp_literal_markup(l);
+    gp << "set title " << title_string(escaped) << "\n";
+  }
+  const std::string x_name = plot.x.empty() ? "position" : plot.x;  // curves without x: 1, 2, ...
+  gp << "set xlabel " << gp_string(plot.xlabel.empty() ? gp_literal_markup(x_name) : plot.xlabel) << "\n"
+     << "set ylabel " << gp_string(plot.ylabel.empty() ? gp_literal_markup(plot.y) : plot.ylabel) << "\n"
+     << figure_style_lines() << "set style fill transparent solid 0.18 noborder\n" << layout.lines;
+  if (!note.empty()) gp << note_line(note, layout.height);
+  axis_lines(gp, 'x', plot.logx, padded_range(xlo, xhi, plot.logx));
+  axis_lines(gp, 'y', plot.logy, padded_range(ylo, yhi, plot.logy));
   gp << "plot ";
   for (std::size_t i = 0; i < items.size(); ++i) gp << (i ? ", \\\n     " : "") << items[i];
-  gp << "\n\nset terminal pngcairo " << terminal << "\n"
-     << "set output " << gp_string(name + ".png") << "\n"
-     << "replot\nunset output\n";
+  gp << "\n\n" << png_terminal(name, layout.width, layout.height) << "replot\n"
+     << pdf_terminal(name, layout.width, layout.height) << "replot\nunset output\n";
   write_file(path, gp.str());
 }
 
@@ -337,8 +431,9 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
 namespace {
 
 // References, data and script, then gnuplot: the common end of line plots and series plots.
-bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const std::vector<const Params*>& candidates,
-                 const std::string& out_dir, const std::string& name, const std::string& title) {
+bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const Dropped& dropped,
+                 const std::vector<const Params*>& candidates, const std::string& out_dir, const std::string& name,
+                 const std::string& title) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& c : curves)
     for (const auto& p : c.points) lo = std::min(lo, p.x), hi = std::max(hi, p.x);
@@ -357,7 +452,7 @@ bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const std::vec
   fs::create_directories(out_dir);
   const fs::path base = fs::path(out_dir) / name;
   write_dat(base.string() + ".dat", plot, curves);
-  write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves);
+  write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves, dropped_note(dropped));
   return run_gnuplot_script(out_dir, name);
 }
 
@@ -370,7 +465,7 @@ const std::vector<double>* series_of(const TaskResult& r, const std::string& met
 // One curve per (metric, series value): the pointwise mean over runs of the y series against the
 // x series of the first run (or the 1-based position), with the band across runs.
 std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoint>& points,
-                                 const std::vector<TaskResult>& results) {
+                                 const std::vector<TaskResult>& results, Dropped& dropped) {
   std::vector<std::string> metrics = {plot.y};
   metrics.insert(metrics.end(), plot.more_y.begin(), plot.more_y.end());
   std::map<std::string, std::vector<const TaskResult*>> runs_of;  // point key -> its runs, in run order
@@ -384,18 +479,26 @@ std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoi
       const auto found = runs_of.find(pt.key);
       if (found == runs_of.end()) continue;
       const auto& runs = found->second;
-      std::string label = metric;
+      if (!pt.part.empty() && !part_has_metric(plot, pt.part, metric)) continue;
+      std::string label = metric, value;
       if (!plot.series.empty()) {
-        const std::string value = plot.series == "part" ? pt.part
-                                  : pt.params.has(plot.series) ? series_value(pt.params.entry(plot.series))
-                                                               : "n/a";
+        value = plot.series == "part" ? pt.part
+                : pt.params.has(plot.series) ? series_value(pt.params.entry(plot.series))
+                                             : "n/a";
         const auto named = plot.series_labels.find(value);
         label = named != plot.series_labels.end() ? named->second : plot.series + " = " + value;
         if (metrics.size() > 1) label = metric + ", " + label;
       }
-      Curve c{label, {}, {}, false, false, ""};
-      c.dashed = std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
-      c.colour_key = plot.dashed.empty() ? "" : pt.key;
+      Curve c{label, {}, {}, false, false, "", value};
+      const bool theory = !pt.part.empty() && is_theory_part(plot, pt.part);
+      c.dashed = theory || std::find(plot.dashed.begin(), plot.dashed.end(), metric) != plot.dashed.end();
+      // A dashed metric takes the colour of its point's first curve; theory that of the simulation
+      // of the same metric and series value; other curves their own.
+      c.colour_key = !plot.dashed.empty()     ? pt.key
+                     : plot.series == "part" ? metric + "|"
+                     : !plot.series.empty()  ? metric + "|" + value
+                     : theory                ? metric + "|" + pt.params.canonical()
+                                             : "";
       const std::vector<double>* xs = plot.x.empty() ? nullptr : series_of(*runs.front(), plot.x);
       const std::vector<double>* first = series_of(*runs.front(), metric);
       if (!first || (!plot.x.empty() && !xs)) {
@@ -411,7 +514,15 @@ std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoi
         }
         const double x = xs ? (i < xs->size() ? (*xs)[i] : NAN) : static_cast<double>(i + 1);
         const double y = s.mean;
-        if (!std::isfinite(x) || (plot.logx && x <= 0) || !std::isfinite(y) || (plot.logy && y <= 0)) continue;
+        if (!std::isfinite(x) || (plot.logx && x <= 0)) {
+          ++dropped[std::isfinite(x) ? (plot.x.empty() ? "x" : plot.x) + " \u2264 0 (log x axis)"
+                                     : (plot.x.empty() ? "x" : plot.x) + " not finite"];
+          continue;
+        }
+        if (!std::isfinite(y) || (plot.logy && y <= 0)) {
+          ++dropped[!std::isfinite(y) ? metric + " not finite" : y == 0 ? metric + " = 0 (log y axis)" : metric + " < 0 (log y axis)"];
+          continue;
+        }
         double spread = plot.band == "std" ? s.std() : plot.band == "sem" ? s.sem() : 0;
         if (!std::isfinite(spread)) spread = 0;
         c.points.push_back({x, y, y - spread, y + spread});
@@ -428,7 +539,9 @@ bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_
   try {
     std::vector<const Params*> candidates;
     for (const auto& row : table.rows) candidates.push_back(&row.params);
-    return finish_plot(plot, data_curves(plot, table), candidates, out_dir, name, title);
+    Dropped dropped;
+    auto curves = data_curves(plot, table, dropped);
+    return finish_plot(plot, std::move(curves), dropped, candidates, out_dir, name, title);
   } catch (const std::exception& e) {
     warn("plot " + name + " not drawn: " + e.what());
     return false;
@@ -441,7 +554,9 @@ bool draw_series_plot(const PlotSpec& plot, const std::vector<GridPoint>& points
   try {
     std::vector<const Params*> candidates;
     for (const auto& pt : points) candidates.push_back(&pt.params);
-    return finish_plot(plot, series_curves(plot, points, results), candidates, out_dir, name, title);
+    Dropped dropped;
+    auto curves = series_curves(plot, points, results, dropped);
+    return finish_plot(plot, std::move(curves), dropped, candidates, out_dir, name, title);
   } catch (const std::exception& e) {
     warn("plot " + name + " not drawn: " + e.what());
     return false;

@@ -199,16 +199,23 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
   write_file(path.string(), md.str());
 }
 
-// The same report as one self-contained HTML page. The SVG figures are embedded as data URIs, not
-// pasted as <svg> elements, because gnuplot reuses element ids (clip paths) across files.
+// A figure up to this size is inlined in report.html, while the inlined total stays within the
+// budget; larger ones are linked (a scatter of decision regions can weigh megabytes).
+constexpr std::uintmax_t kInlineFigureBytes = 250 * 1024;
+constexpr std::uintmax_t kInlineBudgetBytes = 1800 * 1024;  // 2.4 MB once base64-encoded
+
+// The same report as an HTML page. The SVG figures are embedded as data URIs, not pasted as <svg>
+// elements, because gnuplot reuses element ids (clip paths) across files; large ones are linked.
 void write_html(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
                 const fs::path& out_dir, const std::optional<ClaimsSection>& claims) {
+  std::uintmax_t inlined = 0;  // bytes of figures inlined so far
   std::ostringstream h;
   h << "<!doctype html>\n<meta charset=\"utf-8\">\n<title>" << html_escape(o.paper) << " (" << o.profile
     << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:960px;margin:2em auto;color:#222}"
        "table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
        "text-align:left;vertical-align:top}.pass{color:#1a7f37;font-weight:bold}.fail{color:#c62828;"
-       "font-weight:bold}.known{color:#b26a00;font-weight:bold}.meta{color:#666}</style>\n"
+       "font-weight:bold}.known{color:#b26a00;font-weight:bold}.meta{color:#666}figure{margin:1em 0}"
+       "figure img{max-width:100%;height:auto}figcaption{font-size:small;color:#666}</style>\n"
     << "<h1>Reproducing " << html_escape(o.paper) << "</h1>\n<p class=\"meta\">Profile " << html_escape(o.profile)
     << ", " << now_text() << ". <b>" << summary_line(count(reports)) << "</b>; " << html_escape(categories_line(count(reports)))
     << ".</p>\n";
@@ -220,9 +227,19 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
       << html_escape(stem) << "/summary.csv\">summary.csv</a></p>\n";
     if (!r.error.empty()) h << "<p class=\"fail\">ERROR: " << html_escape(r.error) << "</p>\n";
     const fs::path svg = out_dir / stem / "plot.svg";
-    if (r.outcome.plotted && fs::exists(svg))
-      h << "<p><img alt=\"" << html_escape(stem) << "\" src=\"data:image/svg+xml;base64," << base64(read_text(svg))
-        << "\"></p>\n";
+    if (r.outcome.plotted && fs::exists(svg)) {
+      // Small figures are inlined (the page stands alone); large ones, and all once the page has
+      // inlined its budget, are linked, so the page stays light (the folder travels with it).
+      std::error_code ec;
+      const auto bytes = fs::file_size(svg, ec);
+      const bool inline_it = !ec && inline_figure(bytes, inlined);
+      const std::string src = inline_it ? "data:image/svg+xml;base64," + base64(read_text(svg))
+                                        : html_escape(stem) + "/plot.svg";
+      h << "<figure><img alt=\"" << html_escape(stem) << "\" src=\"" << src << "\"><figcaption>"
+        << "<a href=\"" << html_escape(stem) << "/plot.pdf\">PDF</a> \u00b7 <a href=\"" << html_escape(stem)
+        << "/plot.png\">PNG</a> \u00b7 <a href=\"" << html_escape(stem) << "/plot.svg\">SVG</a> \u00b7 <a href=\""
+        << html_escape(stem) << "/plot.gp\">gnuplot script</a></figcaption></figure>\n";
+    }
     if (r.outcome.checks.empty()) continue;
     h << "<table><tr><th></th><th>item</th><th>claim</th><th>measured</th><th>expected</th></tr>\n";
     for (const auto& c : r.outcome.checks)
@@ -247,6 +264,12 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
 }
 
 }  // namespace
+
+bool inline_figure(std::uintmax_t bytes, std::uintmax_t& inlined) {
+  if (bytes > kInlineFigureBytes || inlined + bytes > kInlineBudgetBytes) return false;
+  inlined += bytes;
+  return true;
+}
 
 std::string find_experiments_dir(const std::string& hint) {
   if (!hint.empty()) return hint;

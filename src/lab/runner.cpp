@@ -36,7 +36,7 @@ bool RunOutcome::all_passed() const {
 
 std::string outcome_summary(const RunOutcome& r) {
   std::string files = "results.jsonl";
-  if (r.aggregated) files += ", summary.csv" + std::string(r.plotted ? ", plot.svg, plot.png" : "") + ", checks.json";
+  if (r.aggregated) files += ", summary.csv" + std::string(r.plotted ? ", plot.svg, plot.png, plot.pdf" : "") + ", checks.json";
   std::size_t failed = 0;
   for (const auto& c : r.checks) failed += !c.ok();
   std::string out = r.out_dir + "/: " + files;

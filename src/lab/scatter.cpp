@@ -159,7 +159,7 @@ bool draw_scatter(const PlotSpec& plot, const std::vector<GridPoint>& points, co
     mp << "\n";
   }
   mp << "unset multiplot\n";
-  const std::string preamble = "unset key\nunset colorbox\nset tics out nomirror\nset size ratio -1\nset xlabel " +
+  const std::string preamble = "unset grid\nunset key\nunset colorbox\nset tics out nomirror\nset size ratio -1\nset xlabel " +
                                gp_string(plot.xlabel.empty() ? plot.points + "[0]" : plot.xlabel) + "\nset ylabel " +
                                gp_string(plot.ylabel.empty() ? plot.points + "[1]" : plot.ylabel) + "\n";
   return write_and_run_multiplot(out_dir, name, width, height, "Scatter of " + plot.points, preamble, mp.str());

@@ -556,7 +556,7 @@ class Reader {
       const toml::node* pn = arr->get(i);
       const std::string key = "[[part]] #" + std::to_string(i + 1);
       const auto& t = table(pn, key);
-      allow_keys(t, {"name", "label", "measure", "params"}, key);
+      allow_keys(t, {"name", "label", "measure", "params", "theory"}, key);
       if (!t.contains("name") || !t.contains("measure")) fail(pn, key + ": needs name and measure");
       SweepPart part;
       part.name = string(t.get("name"), key + " name");
@@ -574,6 +574,8 @@ class Reader {
       } catch (const InputError& e) {
         fail(t.get("measure"), key + " measure: " + e.what());
       }
+      part.theory = t.contains("theory") ? boolean(t.get("theory"), key + " theory") : pm->deterministic;
+      for (const auto& mm : pm->metrics) part.metrics.push_back(mm.name);
       if (auto v = t.get("params")) {
         const Measure* shared = m_;
         m_ = pm;
@@ -696,6 +698,12 @@ Sweep parse_sweep(const std::string& text, const std::string& path, const std::s
   if (auto v = doc.get("plot")) s.plot = r.plot(v);
   if (s.plot && s.plot->series == "part")
     for (const auto& p : s.parts) s.plot->series_labels[p.name] = p.label;
+  if (s.plot)
+    for (const auto& p : s.parts) {
+      if (p.theory) s.plot->theory_parts.push_back(p.name);
+      s.plot->part_labels[p.name] = p.label;
+      s.plot->part_metrics[p.name] = p.metrics;
+    }
   if (auto v = doc.get("check")) {
     const auto* arr = v->as_array();
     if (!arr) r.fail(v, "check: use [[check]] tables, one per claim");

@@ -118,4 +118,46 @@ TEST(GnuplotRun, AFailedScriptLeavesNoHalfFigure) {
   fs::remove_all(dir);
 }
 
+// A gnuplot that writes the SVG and the PNG but not the PDF has failed too: no figure is kept.
+TEST(GnuplotRun, AMissingPdfCountsAsAFailure) {
+  const fs::path dir = fs::temp_directory_path() / ("scalinglab_test_gppdf_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "gnuplot") << "#!/bin/sh\necho '<svg/>' > plot.svg\necho png > plot.png\nexit 0\n";
+  fs::permissions(dir / "bin" / "gnuplot", fs::perms::owner_all);
+  std::ofstream(dir / "plot.gp") << "plot x\n";
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (dir / "bin").c_str(), 1);
+  ::testing::internal::CaptureStderr();
+  const bool drawn = scalinglab::run_gnuplot_script(dir.string(), "plot");
+  ::testing::internal::GetCapturedStderr();
+  ::setenv("PATH", old_path.c_str(), 1);
+  EXPECT_FALSE(drawn);
+  EXPECT_FALSE(fs::exists(dir / "plot.svg"));
+  EXPECT_FALSE(fs::exists(dir / "plot.png"));
+  fs::remove_all(dir);
+}
+
+TEST(SharpenSvgImages, EveryBitmapRendersAsSharpCellsOnce) {
+  const fs::path path = fs::temp_directory_path() / ("scalinglab_test_sharp_" + std::to_string(::getpid()) + ".svg");
+  const std::string svg =
+      "<svg><image x='1' width='2' xlink:href='data:image/png;base64,AA'/><rect/>"
+      "<image style='image-rendering:auto' x='3'/></svg>";
+  std::ofstream(path) << svg;
+  scalinglab::sharpen_svg_images(path.string());
+  auto read = [&] {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string once = read();
+  EXPECT_EQ(once,
+            "<svg><image image-rendering='optimizeSpeed' style='image-rendering:pixelated' x='1' width='2' "
+            "xlink:href='data:image/png;base64,AA'/><rect/><image style='image-rendering:auto' x='3'/></svg>");
+  scalinglab::sharpen_svg_images(path.string());  // already sharp: unchanged
+  EXPECT_EQ(read(), once);
+  fs::remove(path);
+  scalinglab::sharpen_svg_images(path.string());  // a missing file is left alone
+  EXPECT_FALSE(fs::exists(path));
+}
+
 }  // namespace

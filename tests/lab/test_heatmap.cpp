@@ -78,7 +78,17 @@ TEST(Heatmap, DrawsOnePanelPerPointFromTheFirstRun) {
   EXPECT_EQ(rows, 6u);
   if (gnuplot_available()) {
     EXPECT_GT(fs::file_size(dir / "plot.png"), 0u);
-    EXPECT_GT(fs::file_size(dir / "plot.svg"), 0u);
+    EXPECT_GT(fs::file_size(dir / "plot.pdf"), 0u);
+    // Each panel is a bitmap in the SVG, drawn as sharp cells (a browser would blur it).
+    std::ifstream svg(dir / "plot.svg");
+    const std::string figure((std::istreambuf_iterator<char>(svg)), {});
+    std::size_t images = 0, sharp = 0;
+    for (auto at = figure.find("<image "); at != std::string::npos; at = figure.find("<image ", at + 1)) {
+      ++images;
+      sharp += figure.substr(at, figure.find('>', at) - at).find("image-rendering:pixelated") != std::string::npos;
+    }
+    EXPECT_EQ(images, 2u);
+    EXPECT_EQ(sharp, images);
   }
   fs::remove_all(dir);
 }

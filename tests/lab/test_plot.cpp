@@ -41,6 +41,7 @@ class PlotTest : public ::testing::Test {
     spec.x = "d";
     spec.y = "error";
     spec.series = "T";
+    spec.band = "std";  // the hand table's std is 0.02
     spec.logx = spec.logy = true;
     spec.references.push_back({"3*d^-1.5", "theory d^{-1.5}", {{"T", "inf"}}});  // label: enhanced text
     spec.references.push_back({"d^(1-T/T)/d^(T/T)", "", {}});  // reads another parameter (T = 100 row first)
@@ -91,6 +92,93 @@ TEST_F(PlotTest, WritesDataScriptAndFigures) {
     EXPECT_GT(fs::file_size(dir / f), 1000u) << f;
   }
   EXPECT_NE(slurp(dir / "plot.svg").find("<svg"), std::string::npos);
+}
+
+// The line of the gnuplot script that draws the curve titled `title` ("" when there is none).
+std::string plot_item(const std::string& gp, const std::string& title) {
+  const auto at = gp.find("title '" + title + "'");
+  if (at == std::string::npos) return "";
+  const auto start = gp.rfind('\n', at);
+  return gp.substr(start + 1, gp.find('\n', at) - start - 1);
+}
+
+std::string colour_in(const std::string& item) {
+  const auto at = item.find("lc rgb '");
+  return at == std::string::npos ? "" : item.substr(at + 8, 7);
+}
+
+TEST_F(PlotTest, BandIsLabelledAndDefaultsToTheStandardErrorOfTheMean) {
+  EXPECT_EQ(PlotSpec{}.band, "sem");
+  spec.band = "sem";
+  draw_plot(spec, table.table, dir.string(), "sem", "");
+  const std::string gp = slurp(dir / "sem.gp");
+  EXPECT_NE(gp.find("keyentry with filledcurves lc rgb '#7f7f7f' title 'band: \u00b1 1 sem over runs'"), std::string::npos)
+      << gp;
+  spec.band = "none";
+  draw_plot(spec, table.table, dir.string(), "none", "");
+  EXPECT_EQ(slurp(dir / "none.gp").find("keyentry"), std::string::npos);
+}
+
+TEST_F(PlotTest, PointsLeftOffALogAxisAreNotedOnTheFigure) {
+  draw_plot(spec, table.table, dir.string(), "zeros", "");
+  EXPECT_NE(slurp(dir / "zeros.gp").find("'not shown: 1 point with error = 0 (log y axis)'"), std::string::npos)
+      << slurp(dir / "zeros.gp");
+  spec.logy = false;  // the zero can be drawn: no note
+  draw_plot(spec, table.table, dir.string(), "linear", "");
+  EXPECT_EQ(slurp(dir / "linear.gp").find("not shown"), std::string::npos);
+}
+
+TEST_F(PlotTest, AReferencePinnedToASeriesValueTakesItsColourDashed) {
+  draw_plot(spec, table.table, dir.string(), "pinned", "");
+  const std::string gp = slurp(dir / "pinned.gp");
+  const std::string inf = colour_in(plot_item(gp, "T = inf"));
+  ASSERT_FALSE(inf.empty()) << gp;
+  const std::string ref = plot_item(gp, "theory d^{-1.5}");
+  EXPECT_EQ(colour_in(ref), inf) << ref;
+  EXPECT_NE(ref.find("dt 2"), std::string::npos) << ref;
+  // The formula over all series belongs to none: black.
+  EXPECT_EQ(colour_in(plot_item(gp, "d^{1-T/T}/d^{T/T}")), "#222222") << gp;
+}
+
+TEST_F(PlotTest, TheoryPartsAreDashedInTheColourOfTheirSimulation) {
+  HandTable h;
+  for (const char* T : {"100", "inf"})
+    for (int d : {16, 64, 256}) {
+      h.add({{"d", std::to_string(d)}, {"T", T}}, 1.0 / d, 0.01);  // the simulation
+      h.add({{"d", std::to_string(d)}, {"T", T}}, 1.1 / d);         // its theory
+    }
+  for (std::size_t i = 0; i < h.table.rows.size(); ++i)
+    h.table.rows[i].params.entries_.insert(h.table.rows[i].params.entries_.begin(),
+                                           Params::Entry{&part_param(), i % 2 ? "theory" : "sim", NAN, ""});
+  h.table.param_names.insert(h.table.param_names.begin(), "part");
+  spec.references.clear();
+  spec.theory_parts = {"theory"};
+  spec.part_labels = {{"sim", "simulated"}, {"theory", "formula"}};
+  draw_plot(spec, h.table, dir.string(), "parts", "");
+  const std::string gp = slurp(dir / "parts.gp");
+  for (const char* T : {"100", "inf"}) {
+    const std::string sim = plot_item(gp, std::string("T = ") + T + ", simulated");
+    const std::string theory = plot_item(gp, std::string("T = ") + T + ", formula");
+    ASSERT_FALSE(sim.empty()) << gp;
+    ASSERT_FALSE(theory.empty()) << gp;
+    EXPECT_EQ(colour_in(sim), colour_in(theory)) << sim << "\n" << theory;
+    EXPECT_NE(theory.find("lines dt 2"), std::string::npos) << theory;
+    EXPECT_EQ(sim.find(" dt "), std::string::npos) << sim;
+  }
+  EXPECT_NE(colour_in(plot_item(gp, "T = 100, simulated")), colour_in(plot_item(gp, "T = inf, simulated")));
+  // Only the simulation has a band.
+  std::size_t bands = 0;
+  for (std::size_t at = gp.find("using 1:3:4 with filledcurves"); at != std::string::npos;
+       at = gp.find("using 1:3:4 with filledcurves", at + 1))
+    ++bands;
+  EXPECT_EQ(bands, 2u) << gp;
+}
+
+TEST_F(PlotTest, FiguresComeAsSvgPngAndPdf) {
+  if (!gnuplot_available()) GTEST_SKIP() << "gnuplot not on PATH: figures not drawn";
+  ASSERT_TRUE(draw_plot(spec, table.table, dir.string(), "three", ""));
+  for (const char* ext : {".svg", ".png", ".pdf"}) EXPECT_GT(fs::file_size(dir / (std::string("three") + ext)), 1000u);
+  EXPECT_EQ(slurp(dir / "three.pdf").rfind("%PDF", 0), 0u);
 }
 
 TEST_F(PlotTest, ReferenceTakesOtherParametersFromItsWhereRow) {

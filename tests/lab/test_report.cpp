@@ -76,6 +76,11 @@ TEST_F(ReproduceTest, RunsEverySweepAndWritesTheReport) {
   EXPECT_NE(md.find("| **FAIL** |"), std::string::npos) << md;
   EXPECT_NE(md.find("`-1 +- 0.05`"), std::string::npos) << md;
   EXPECT_TRUE(fs::exists(root / "out" / "report.html"));
+  const std::string html = slurp(root / "out" / "report.html");
+  if (fs::exists(root / "out" / "a-true" / "plot.svg")) {  // small figures inline, with links to every format
+    EXPECT_NE(html.find("<img alt=\"a-true\" src=\"data:image/svg+xml;base64,"), std::string::npos);
+    EXPECT_NE(html.find("<a href=\"a-true/plot.pdf\">PDF</a>"), std::string::npos);
+  }
   if (fs::exists(root / "out" / "a-true" / "plot.png")) {
     EXPECT_NE(md.find("![a-true](a-true/plot.png)"), std::string::npos) << md;
   }
@@ -121,6 +126,19 @@ TEST_F(ReproduceTest, UnknownPaperListsTheAvailableOnes) {
     EXPECT_NE(std::string(e.what()).find("unknown paper 'nope'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(": tiny)"), std::string::npos) << e.what();
   }
+}
+
+TEST(ReportHtml, LargeFiguresAreLinkedAndThePageStaysLight) {
+  std::uintmax_t inlined = 0;
+  EXPECT_TRUE(inline_figure(100'000, inlined));
+  EXPECT_EQ(inlined, 100'000u);
+  EXPECT_FALSE(inline_figure(3'000'000, inlined));  // one heavy figure: linked
+  EXPECT_EQ(inlined, 100'000u);
+  int inlined_count = 0;
+  for (int i = 0; i < 100; ++i) inlined_count += inline_figure(200'000, inlined);
+  EXPECT_GT(inlined_count, 5);
+  EXPECT_LT(inlined_count, 100);
+  EXPECT_LE(inlined * 4 / 3, 2'600'000u);  // base64 of all that was inlined: well under 3 MB
 }
 
 TEST(FindExperimentsDir, ExplicitHintWins) { EXPECT_EQ(find_experiments_dir("/some/where"), "/some/where"); }

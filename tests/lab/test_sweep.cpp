@@ -462,3 +462,52 @@ TEST(SweepFile, XAlongAMetric) {
 
 }  // namespace
 }  // namespace scalinglab
+
+namespace scalinglab {
+namespace {
+
+TEST(SweepFile, WhereTakesComparisonsAsValuesOrAsConditions) {
+  const std::string h = std::string(kHead) + "[grid]\nd = [16, 64, 256]\n[plot]\nx = \"d\"\ny = \"value\"\n";
+  Sweep s = parse(h + "where = { d = \"<= 256\", T = \"!=inf\", scheme = \"!=b\", N = \">=1e2, <1e3\" }\n");
+  EXPECT_EQ(s.plot->where.at("d"), "<=256");
+  EXPECT_EQ(s.plot->where.at("T"), "!=inf");
+  EXPECT_EQ(s.plot->where.at("scheme"), "!=b");
+  EXPECT_EQ(s.plot->where.at("N"), ">=100,<1000");  // operands normalised like values
+  s = parse(h + "where = \"d<=256\"\n");
+  EXPECT_EQ(s.plot->where.at("d"), "<=256");
+  s = parse(h + "where = [\"d >= 64\", \"d<=256\", \"T=1e3\", \"scheme == a\"]\n");
+  EXPECT_EQ(s.plot->where.at("d"), ">=64,<=256");
+  EXPECT_EQ(s.plot->where.at("T"), "1000");  // an equality is a plain value, as in a table
+  EXPECT_EQ(s.plot->where.at("scheme"), "a");
+  s = parse(h + "[[check]]\nclaim = \"c\"\nbelow = { x = \"d\", y = \"value\", bound = \"1\", where = \"d>16\" }\n");
+  EXPECT_EQ(s.checks.at(0).where.at("d"), ">16");
+  // A value that is a number stays a value (T = 100 is not a comparison).
+  EXPECT_EQ(parse(h + "where = { T = 100 }\n").plot->where.at("T"), "100");
+
+  expect_error(h + "where = { scheme = \">a\" }\n", {"[plot].where.scheme", "compares numbers"});
+  expect_error(h + "where = { d = \"<=many\" }\n", {"[plot].where.d", "'many'"});
+  expect_error(h + "where = { d = \"<=\" }\n", {"[plot].where.d", "expected comparisons"});
+  expect_error(h + "where = \"<3\"\n", {"[plot].where", "expected NAME=VALUE"});
+  expect_error(h + "where = \"Q<3\"\n", {"[plot].where", "unknown parameter 'Q'"});
+  expect_error(h + "where = [3]\n", {"[plot].where", "expected a string"});
+  expect_error(h + "where = { scheme = \"!=c\" }\n", {"'c' is not a value of scheme"});
+}
+
+TEST(SweepParts, TheoryPartsAreTheDeterministicOnesUnlessTheFileSays) {
+  const std::string parts = kParts;
+  Sweep s = parse(parts);
+  EXPECT_TRUE(s.plot->theory_parts.empty());  // toy.theory is not declared deterministic
+  EXPECT_EQ(s.plot->part_metrics.at("theory"), (std::vector<std::string>{"value", "bound"}));
+  EXPECT_EQ(s.plot->part_metrics.at("sim"), (std::vector<std::string>{"value", "curve"}));
+  std::string marked = parts;
+  marked.replace(marked.find("measure = \"toy.theory\""), 22, "measure = \"toy.theory\"\ntheory = true");
+  s = parse(marked);
+  EXPECT_EQ(s.plot->theory_parts, (std::vector<std::string>{"theory"}));
+  EXPECT_FALSE(s.parts[0].theory);
+  EXPECT_TRUE(s.parts[1].theory);
+  marked.replace(marked.find("theory = true"), 13, "theory = 1");
+  expect_error(marked, {"[[part]] #2 theory", "true or false"});
+}
+
+}  // namespace
+}  // namespace scalinglab

@@ -31,10 +31,15 @@ std::string gp_comment(std::string_view text);
 std::string gp_literal_markup(std::string_view text);
 
 // Runs OUT_DIR/NAME.gp with gnuplot inside OUT_DIR (no shell: the directory and name are passed as
-// arguments); false (with a warning) when gnuplot is missing, fails, or does not produce both
-// NAME.svg and NAME.png. On failure neither figure is left behind, so a stale NAME.png never sits
-// next to a fresh empty NAME.svg.
+// arguments); false (with a warning) when gnuplot is missing, fails, or does not produce all of
+// NAME.svg, NAME.png and NAME.pdf. On failure no figure is left behind, so a stale NAME.png never
+// sits next to a fresh empty NAME.svg.
 bool run_gnuplot_script(const std::string& out_dir, const std::string& name);
+
+// Makes the bitmaps gnuplot embeds in an SVG (heat maps drawn `with image`) render as sharp
+// cells: a browser otherwise smooths a 10 x 5 matrix scaled to 250 pixels into a blur. Adds
+// image-rendering to each <image> element that has none; a missing file is left alone.
+void sharpen_svg_images(const std::string& svg_path);
 
 // True when a gnuplot executable is on PATH (plots are skipped, with a warning, otherwise).
 bool gnuplot_available();

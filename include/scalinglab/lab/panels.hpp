@@ -21,7 +21,7 @@ const std::vector<double>* first_run_series(const std::vector<TaskResult>& resul
 // "d = 64, T = inf" from the point's values of `axes` ("part" gives the part's name).
 std::string panel_title(const GridPoint& point, const std::vector<std::string>& axes);
 
-// Writes OUT_DIR/NAME.gp drawing `multiplot` (the panels) twice, to NAME.svg and NAME.png, after
+// Writes OUT_DIR/NAME.gp drawing `multiplot` (the panels) three times, to NAME.svg, NAME.png and NAME.pdf, after
 // `preamble` (settings shared by the panels), then runs gnuplot; false (with a warning) on failure.
 bool write_and_run_multiplot(const std::string& out_dir, const std::string& name, int width, int height,
                              const std::string& comment, const std::string& preamble, const std::string& multiplot);

@@ -1,6 +1,6 @@
 #pragma once
 // Plots drawn with gnuplot: the aggregated means per series with a shaded band, log axes, and
-// reference curves evaluated from formulas. Writes NAME.gp, NAME.dat, NAME.svg and NAME.png.
+// reference curves evaluated from formulas. Writes NAME.gp, NAME.dat, NAME.svg, NAME.png and NAME.pdf.
 #include <string>
 
 #include <vector>

@@ -1,6 +1,7 @@
 #pragma once
 // `reproduce`: runs every sweep of a paper's experiments folder and writes report.md with the
 // figures inline and one PASS/FAIL line per claim (measured vs expected).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,10 @@ struct ReproduceOutcome {
 std::string find_experiments_dir(const std::string& hint = "");
 
 ReproduceOutcome reproduce(const ReproduceOptions& options);
+
+// report.html inlines a figure of `bytes` (true, adding it to `inlined`) when it is small and the
+// page's inlined total stays within its budget, so that the page stands alone yet stays light
+// (under ~3 MB); otherwise the figure is linked from its sweep's folder.
+bool inline_figure(std::uintmax_t bytes, std::uintmax_t& inlined);
 
 }  // namespace scalinglab

@@ -4,7 +4,7 @@
 // e_x), coloured by a class series (e.g. f*(x)); optionally "centers", an m x 2 series (e.g. the
 // unembeddings u_y) drawn as arrows from the origin (one common scale), with the plane shaded by the class of
 // argmax_y <u_y, u>, the decision regions of Cabannes et al., Figure 9 (left).
-// Writes NAME.dat, NAME.gp, NAME.svg and NAME.png.
+// Writes NAME.dat, NAME.gp, NAME.svg, NAME.png and NAME.pdf.
 #include <string>
 #include <vector>
 

@@ -53,10 +53,17 @@ struct PlotSpec {
   std::string title, xlabel, ylabel;
   std::vector<ReferenceCurve> references;
   std::map<std::string, std::string> where;  // only points matching this are drawn
-  std::string band = "std";  // shaded band around the mean: "std", "sem" or "none"
+  std::string band = "sem";  // shaded band around the mean: "sem" (standard error of the mean), "std" or "none"
   // Legend text per series value, instead of "series = value" (filled from the parts' labels
   // when the series is `part`).
   std::map<std::string, std::string> series_labels;
+  // Filled from the [[part]] tables when the file is loaded: parts that are theory (drawn dashed,
+  // without a band, in the colour of the simulation curve of the same metric and series value),
+  // each part's legend label, and the metrics each part's measure has (a part is not drawn for a
+  // metric it lacks).
+  std::vector<std::string> theory_parts;
+  std::map<std::string, std::string> part_labels;
+  std::map<std::string, std::vector<std::string>> part_metrics;
 };
 
 // A claim of the paper, evaluated on the aggregated table. `kind` is one of
@@ -111,6 +118,10 @@ struct SweepPart {
   std::string name;
   std::string label;  // legend text (default: the name)
   std::string measure;
+  // Drawn as theory (dashed, in its simulation's colour): `theory = true|false` in the file,
+  // by default whether the measure is deterministic (a formula or recursion, not a simulation).
+  bool theory = false;
+  std::vector<std::string> metrics;  // the measure's metrics (scalars and series)
   std::map<std::string, std::string> fixed;  // override the shared [params] and grid axes
 };
 
