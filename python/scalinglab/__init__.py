@@ -12,6 +12,7 @@ command line uses): a bad parameter raises ValueError naming it.
     {'measure': 'memory.error', 'params': {...}, 'metrics': {'error': {'mean': ..., ...}, ...}}
     >>> table = sl.run("experiments/cabannes2023/fig1-left.toml", out="/tmp/fig1", profile="quick")
     >>> sl.to_pandas(table)
+    >>> fig = sl.plot(table, x="d", y="error", series="T", log="xy")   # matplotlib, imported then
 
 See docs/python.md for the full guide.
 """
@@ -29,7 +30,7 @@ __version__ = _core.__version__
 
 __all__ = [
     "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "sweep_toml", "to_pandas",
-    "load_results", "fit", "predict", "frontier", "limits", "set_limits",
+    "load_results", "fit", "predict", "frontier", "limits", "set_limits", "plot",
 ]
 
 _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
@@ -521,3 +522,8 @@ def frontier(data, *, N=None, D=None, C=None, loss="loss", drop_top=0, bootstrap
     return _call(data, _core.frontier_isoflop, _csv_text(data), columns, int(drop_top), int(bootstrap),
                  float(level), int(seed), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
                  int(threads), float(trim), budget or "")
+
+
+# The plot helper (matplotlib is imported when it draws, not here). Imported last: the function
+# scalinglab.plot, not its module, is what the package exports under that name.
+from .plot import plot  # noqa: E402

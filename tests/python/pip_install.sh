@@ -29,6 +29,7 @@ import os, sys
 import scalinglab as sl
 where = os.path.dirname(sl.__file__)
 assert where.startswith(sys.prefix), f"imported from {where}, not from the environment {sys.prefix}"
+assert callable(sl.plot) and os.path.isfile(os.path.join(where, "plot.py")), "the plot helper is not installed"
 r = sl.eval("memory.infinite_memory_error", alpha=2.0, N=100, T=1000)
 print(f"scalinglab {sl.__version__} from {where}: infinite_memory_error = {r['metrics']['error']}")
 PY

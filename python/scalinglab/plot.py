@@ -1,0 +1,636 @@
+"""scalinglab.plot: a sweep's table drawn with matplotlib, in the style of the lab's gnuplot figures.
+
+    >>> import scalinglab as sl
+    >>> table = sl.run({...}, out="/tmp/run")
+    >>> fig = sl.plot(table, x="d", y="error", series="T", log="xy")
+    >>> fig = sl.plot("/tmp/run")            # a results directory: its [plot] table gives the defaults
+
+matplotlib is imported when a figure is drawn, never by `import scalinglab`. See docs/python.md.
+"""
+
+import csv
+import math
+import numbers
+import os
+import re
+import textwrap
+import warnings
+
+import numpy as np
+
+__all__ = ["plot", "PALETTE"]
+
+# The palette of the lab's gnuplot figures: Okabe-Ito without yellow, then tableau colours.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+           "#56B4E9", "#000000", "#8c564b", "#7f7f7f", "#bcbd22")
+BAND_ALPHA = 0.18
+LINE_WIDTH = 1.8
+MARKER_SIZE = 3.5
+MAX_MARKERS = 60          # curves with more points are drawn without markers
+AXES_SIZE = (5.6, 3.5)    # inches of the data area of a figure made here
+LEGEND_BELOW = 0.7        # a legend wider than this fraction of the data area goes below it
+NOTE_COLOUR = "#555555"
+
+_OPERATORS = ("<=", ">=", "==", "!=", "<", ">", "=")
+
+
+# ---- reading the data ------------------------------------------------------------------------
+
+def _column(cells):
+    """A column of CSV cells: float64 when every non-empty cell is a number ('inf' and 'nan'
+    included; empty cells become NaN), else an object array of strings."""
+    values = []
+    for c in cells:
+        if c == "":
+            values.append(math.nan)
+            continue
+        try:
+            values.append(float(c))
+        except ValueError:
+            return np.asarray(cells, dtype=object)
+    return np.asarray(values, dtype=np.float64)
+
+
+def _read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    if not rows:
+        raise ValueError(f"plot: {path} is empty")
+    header, body = rows[0], rows[1:]
+    return {name: _column([r[i] if i < len(r) else "" for r in body]) for i, name in enumerate(header)}
+
+
+def _read_toml(path):
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        try:
+            import tomli as tomllib
+        except ImportError:
+            warnings.warn(f"plot: cannot read {path} (Python 3.11's tomllib or the tomli package is needed); "
+                          "its [plot] and [[part]] tables are ignored", stacklevel=3)
+            return {}
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def _from_directory(path):
+    """(columns, sweep) of a results directory (or of its summary.csv)."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        folder, summary = path, os.path.join(path, "summary.csv")
+    else:
+        folder, summary = os.path.dirname(path) or ".", path
+    if not os.path.isfile(summary):
+        raise ValueError(f"plot: data={path!r}: no summary.csv there (a results directory of scalinglab.run, "
+                         "or a table)")
+    sweep = {}
+    toml = os.path.join(folder, "sweep.toml")
+    if os.path.basename(summary) == "summary.csv" and os.path.isfile(toml):
+        sweep = _read_toml(toml)
+        run = os.path.join(folder, "run.json")
+        if os.path.isfile(run):  # the profile this run applied may have changed the title
+            import json
+
+            with open(run, encoding="utf-8") as f:
+                profile = json.load(f).get("profile", "")
+            over = sweep.get("profile", {}).get(profile, {}) if profile else {}
+            if "title" in over:
+                sweep["title"] = over["title"]
+        sweep.setdefault("title", os.path.basename(os.path.abspath(folder)))
+    return _read_csv(summary), sweep
+
+
+def _columns(data):
+    """(columns, sweep): a dict of numpy arrays and the sweep file's tables ({} for a table)."""
+    if isinstance(data, (str, os.PathLike)):
+        return _from_directory(data)
+    if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # a pandas DataFrame
+        return {str(c): data[c].to_numpy() for c in data.columns}, {}
+    if isinstance(data, dict):
+        return {str(k): np.asarray(v) for k, v in data.items()}, {}
+    raise TypeError(f"plot: data must be a table (dict of arrays, as scalinglab.run returns), a pandas "
+                    f"DataFrame or a results directory, not {type(data).__name__}")
+
+
+# ---- columns, values and conditions ----------------------------------------------------------
+
+def _numeric(array):
+    return array.dtype.kind in "fiub"
+
+
+def _missing(value):
+    """A gap of a [[part]] table: a parameter the part's measure does not have."""
+    if isinstance(value, str):
+        return value == ""
+    try:
+        return math.isnan(value)
+    except TypeError:
+        return value is None
+
+
+def _available(columns):
+    return ", ".join(columns)
+
+
+def _need(columns, name, argument):
+    if name not in columns:
+        raise ValueError(f"plot: {argument}={name!r} is not a column of the table; columns: {_available(columns)}")
+
+
+def _as_number(value):
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    text = str(value).strip()
+    if text in ("true", "false"):
+        return 1.0 if text == "true" else 0.0
+    return float(text)  # ValueError for a word
+
+
+def _as_text(value):
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return _number_text(float(value))
+    return str(value).strip().strip("\"'")
+
+
+def _conditions(where):
+    """where as a list of (column, operator, value): a dict of equalities, a string such as
+    "d<=256" or "scheme == q0", or a list of those."""
+    if where is None:
+        return []
+    if isinstance(where, dict):
+        return [(str(k), "==", v) for k, v in where.items()]
+    if isinstance(where, str):
+        m = re.fullmatch(r"\s*([^<>=!\s]+)\s*(<=|>=|==|!=|<|>|=)\s*([^<>=!\s].*?)?\s*", where)
+        if not m or not m.group(3):
+            raise ValueError(f"plot: where={where!r}: expected COLUMN OP VALUE with OP one of "
+                             f"{', '.join(_OPERATORS)} (e.g. 'd<=256'), or a dict {{column: value}}")
+        op = "==" if m.group(2) == "=" else m.group(2)
+        return [(m.group(1), op, m.group(3))]
+    if isinstance(where, (list, tuple)):
+        return [c for w in where for c in _conditions(w)]
+    raise TypeError(f"plot: where must be a dict, a string or a list of those, not {type(where).__name__}")
+
+
+def _select(columns, where, n):
+    """Boolean mask of the rows meeting every condition. As in the lab's sweeps, a condition on a
+    parameter a row lacks ("" or NaN: another part's parameter) does not apply to that row."""
+    keep = np.ones(n, dtype=bool)
+    for name, op, value in _conditions(where):
+        _need(columns, name, "where")
+        col = columns[name]
+        if _numeric(col):
+            try:
+                v = _as_number(value)
+            except ValueError:
+                raise ValueError(f"plot: where: column {name!r} holds numbers, not {value!r}") from None
+            c = col.astype(np.float64)
+            gap = np.isnan(c)
+            close = np.isclose(c, v, rtol=1e-12, atol=0) | (c == v)
+            test = {"==": close, "!=": ~close, "<": c < v, "<=": (c <= v) | close, ">": c > v,
+                    ">=": (c >= v) | close}[op]
+        else:
+            if op not in ("==", "!="):
+                raise ValueError(f"plot: where: column {name!r} holds words; only == and != apply to it")
+            text = np.asarray([str(x) for x in col], dtype=object)
+            gap = text == ""
+            test = (text == _as_text(value)) if op == "==" else (text != _as_text(value))
+        keep &= test | gap
+    return keep
+
+
+def _number_text(v):
+    """A value as a series label shows it: integers below 10^6 in full, large and small numbers
+    as 1e+10 or 2.5e-05 (shortest digits), others as Python prints them."""
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == math.floor(v) and abs(v) < 1e6:
+        return str(int(v))
+    if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-3):
+        return np.format_float_scientific(v, trim="-", exp_digits=2)
+    return repr(v)
+
+
+def _value_text(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, numbers.Real):
+        return "n/a" if math.isnan(v) else _number_text(float(v))
+    return "n/a" if v == "" else str(v)
+
+
+def _key(v):
+    """A hashable, comparable series value (NaN and "" are one 'missing' value)."""
+    if _missing(v):
+        return None
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)):
+        return float(v)
+    return str(v)
+
+
+# ---- text ------------------------------------------------------------------------------------
+
+_GREEK = dict(zip("abgdezhqiklmnxoprstufcyw", "αβγδεζηθικλμνξοπρστυφχψω"))
+
+
+def _label_text(text):
+    """A [plot] text (gnuplot enhanced markup) or a name, made safe for matplotlib: a literal $
+    stays one, \\_ is _, ^{...} and _{...} become super- and subscripts, {/Symbol a} is α."""
+    if text is None:
+        return None
+    s = str(text).replace("$", r"\$")
+    s = re.sub(r"\{/Symbol\s+(\w)\}", lambda m: _GREEK.get(m.group(1).lower(), m.group(1)), s)
+    s = s.replace("\\_", "_")
+    s = re.sub(r"([\^_])\{([^{}]*)\}", lambda m: "$" + m.group(1) + "{" + m.group(2).replace(" ", r"\ ") + "}$", s)
+    return s
+
+
+def _plain(name):
+    """A column name or value shown as written (no mathtext)."""
+    return str(name).replace("$", r"\$")
+
+
+# ---- curves ----------------------------------------------------------------------------------
+
+class _Curve:
+    def __init__(self, metric, part, value, label):
+        self.metric, self.part, self.value, self.label = metric, part, value, label
+        self.rows = []
+        self.theory = False
+        self.colour = None
+
+
+def _deterministic(measure):
+    from . import describe
+
+    try:
+        return bool(describe(measure).get("deterministic", False))
+    except (ValueError, RuntimeError):  # a measure this build does not know
+        return False
+
+
+def _names(value):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _log_axes(log):
+    if log is None or log is False:
+        return set()
+    if log is True:
+        return {"x", "y"}
+    items = [log] if isinstance(log, str) else list(log)
+    axes = set()
+    for item in items:
+        if item not in ("x", "y", "xy", "yx"):
+            raise ValueError(f"plot: log={log!r}: expected 'x', 'y', 'xy' or a list of 'x' and 'y'")
+        axes |= set(item)
+    return axes
+
+
+def _plural(n, word="point"):
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, theory=None, ax=None,
+         title=None, xlabel=None, ylabel=None):
+    """Draws a sweep's aggregated table with matplotlib and returns the Figure.
+
+    data: the table of scalinglab.run (dict of numpy arrays), a pandas DataFrame with the same
+    columns, or a results directory (its summary.csv; then x, y, series, log, band, where, title,
+    xlabel and ylabel default to its sweep.toml's [plot] table, and keywords given here override).
+    x: a column (a parameter, or a metric placed at its mean); y: a metric or a list of metrics;
+    series: a column, one curve per value in table order ("part" for one curve per part).
+    log: "x", "y", "xy" or a list of them (default: none). band: the shaded band around each mean,
+    "std" or "sem" (one standard deviation or standard error over the runs) or "none"; default
+    "sem", or the band of a results directory's [plot] table (whose default is also "sem"). where: only
+    rows meeting it, as {column: value} equalities, a comparison such as "d<=256" (operators <,
+    <=, >, >=, ==, !=) or a list of those; as in sweeps, a condition on a parameter a part lacks
+    keeps that part's rows.
+
+    Theory is drawn dashed, without band, in the colour of its simulation: the rows of a part
+    whose measure is deterministic (a results directory's [[part]] tables say which measure each
+    part runs; a table's part counts when it is named after a deterministic measure), and any
+    part or metric named in `theory` (a name or a list; a directory's [plot] dashed metrics too).
+    A theory curve takes the colour of the first other curve of the same metric (any metric for
+    a theory metric) and the same value of a series other than `part`; otherwise the next colour.
+
+    On a log axis, points that cannot be drawn (y <= 0, x <= 0; inf or nan anywhere) are left out
+    and a note on the figure says how many. The legend sits right of the data area (below it for
+    long labels); the figure is widened for it, the data area keeping its size. ax: draw into this
+    Axes (its figure is not resized); the figure is returned either way.
+    """
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
+
+    columns, sweep = _columns(data)
+    spec = sweep.get("plot", {}) if isinstance(sweep.get("plot"), dict) else {}
+    if spec.get("kind", "lines") != "lines" and (x is None or y is None):
+        raise ValueError(f"plot: the directory's [plot] is of kind {spec['kind']!r}; give x= and y= for a line plot")
+
+    # Defaults: the directory's [plot], then this function's.
+    x = x if x is not None else spec.get("x")
+    y = y if y is not None else spec.get("y")
+    series = series if series is not None else spec.get("series")
+    log = log if log is not None else spec.get("log", ())
+    band = band if band is not None else spec.get("band", "sem") if spec else "sem"  # a [plot] as its plot.png
+    where = where if where is not None else spec.get("where")
+    title = title if title is not None else (_label_text(spec["title"]) if "title" in spec else
+                                             _plain(sweep["title"]) if "title" in sweep else None)
+    xlabel = xlabel if xlabel is not None else _label_text(spec.get("xlabel"))
+    ylabel = ylabel if ylabel is not None else _label_text(spec.get("ylabel"))
+
+    if x is None or y is None:
+        raise ValueError(f"plot: give x= (a parameter or metric) and y= (a metric or a list of metrics); "
+                         f"columns: {_available(columns)}")
+    _need(columns, x, "x")
+    metrics = _names(y)
+    if not metrics:
+        raise ValueError(f"plot: y= is empty; columns: {_available(columns)}")
+    for m in metrics:
+        _need(columns, m, "y")
+        if not _numeric(columns[m]):
+            raise ValueError(f"plot: y={m!r} holds words, not numbers")
+    if not _numeric(columns[x]):
+        raise ValueError(f"plot: x={x!r} holds words, not numbers; draw one curve per value with series={x!r}")
+    if series is not None:
+        _need(columns, series, "series")
+    if band not in ("std", "sem", "none", None, False):
+        raise ValueError(f"plot: band={band!r}: expected 'std', 'sem' or 'none'")
+    band = "none" if band in (None, False) else band
+    logs = _log_axes(log)
+
+    n = len(columns[x])
+    keep = _select(columns, where, n)
+
+    # Parts: their labels and which are theory.
+    has_parts = "part" in columns
+    part_info = {str(p.get("name")): p for p in sweep.get("part", []) if isinstance(p, dict)}
+    labels = {name: str(p.get("label", name)) for name, p in part_info.items()}
+    # A part is theory when its measure is deterministic, unless its table says otherwise (theory = false).
+    theory_parts = {name for name, p in part_info.items()
+                    if (bool(p["theory"]) if "theory" in p else bool(p.get("measure")) and _deterministic(p["measure"]))}
+    parts_present = []
+    if has_parts:
+        for p in columns["part"][keep]:
+            if str(p) not in parts_present:
+                parts_present.append(str(p))
+        if not part_info:  # a table: a part named after a deterministic measure is theory
+            from . import measures
+
+            known = set(measures())
+            theory_parts |= {p for p in parts_present if p in known and _deterministic(p)}
+    theory_metrics = set(_names(spec.get("dashed")))
+    all_parts = {str(p) for p in columns["part"]} if has_parts else set()
+    for name in _names(theory):
+        if name in all_parts:
+            theory_parts.add(name)
+        elif name in metrics:
+            theory_metrics.add(name)
+        else:
+            raise ValueError(f"plot: theory={name!r} names neither a part ({', '.join(sorted(all_parts)) or 'none'}) "
+                             f"nor a metric of y ({', '.join(metrics)})")
+
+    # One curve per (metric, part, series value), in order of appearance: metrics outer, rows inner.
+    several_parts = has_parts and series != "part" and len(parts_present) > 1
+    curves, index = [], {}
+    for m in metrics:
+        for i in np.flatnonzero(keep):
+            part = str(columns["part"][i]) if has_parts else None
+            value = columns[series][i] if series is not None else None
+            k = (m, part if (several_parts or series == "part") else None, _key(value))
+            if k not in index:
+                bits = []
+                if len(metrics) > 1:
+                    bits.append(_plain(m))
+                if several_parts:
+                    bits.append(_plain(labels.get(part, part)))
+                if series == "part":
+                    bits.append(_plain(labels.get(part, part)))
+                elif series is not None and not (_missing(value) and bits):  # a part without the series' parameter
+                    bits.append(f"{_plain(series)} = {_plain(_value_text(value))}")
+                c = _Curve(m, part, k[2], ", ".join(bits) if bits else _plain(m))
+                c.theory = m in theory_metrics or (part is not None and part in theory_parts)
+                index[k] = c
+                curves.append(c)
+            index[k].rows.append(i)
+
+    # Points that cannot be drawn: counted per reason, written on the figure.
+    drops = {}
+
+    def drop(reason, count):  # reason: "error = 0 (log y axis)"
+        if count:
+            drops[reason] = drops.get(reason, 0) + count
+
+    xs_all = columns[x].astype(np.float64)
+    kept_curves = []
+    for c in curves:
+        rows = np.asarray(c.rows)
+        cx, cy = xs_all[rows], columns[c.metric][rows].astype(np.float64)
+        if np.all(np.isnan(cy)):  # a part without this metric: no curve, nothing lost
+            continue
+        ok = np.ones(len(rows), dtype=bool)
+        m = _plain(c.metric)
+        for reason, bad in ((f"{_plain(x)} = inf", cx == np.inf), (f"{_plain(x)} = -inf", cx == -np.inf),
+                            (f"{_plain(x)} = nan", np.isnan(cx)),
+                            (f"{_plain(x)} = 0 (log x axis)", (cx == 0) if "x" in logs else None),
+                            (f"{_plain(x)} < 0 (log x axis)", (cx < 0) if "x" in logs else None),
+                            (f"{m} = inf", cy == np.inf), (f"{m} = -inf", cy == -np.inf), (f"{m} = nan", np.isnan(cy)),
+                            (f"{m} = 0 (log y axis)", (cy == 0) if "y" in logs else None),
+                            (f"{m} < 0 (log y axis)", (cy < 0) if "y" in logs else None)):
+            if bad is not None:
+                drop(reason, int(np.sum(bad & ok)))
+                ok &= ~bad
+        rows = rows[ok]
+        order = np.argsort(xs_all[rows], kind="stable")
+        c.rows = rows[order]
+        kept_curves.append(c)
+
+    # Colours: simulations in order, then each theory in its simulation's colour or the next one.
+    plain = [c for c in kept_curves if not c.theory]
+    for i, c in enumerate(plain):
+        c.colour = PALETTE[i % len(PALETTE)]
+    spare = len(plain)
+    for c in kept_curves:
+        if not c.theory:
+            continue
+        twin = None
+        for s in plain:
+            if series is not None and series != "part" and s.value != c.value:
+                continue
+            if c.metric not in theory_metrics and s.metric != c.metric:
+                continue
+            if not (c.part in theory_parts) and c.part is not None and s.part is not None and s.part != c.part:
+                continue
+            twin = s
+            break
+        if twin is not None:
+            c.colour = twin.colour
+        else:
+            c.colour = PALETTE[spare % len(PALETTE)]
+            spare += 1
+
+    # Drawing.
+    own_figure = ax is None
+    if own_figure:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(AXES_SIZE[0] + 2.5, AXES_SIZE[1] + 1.3))
+        ax = fig.add_axes([0.12, 0.15, AXES_SIZE[0] / (AXES_SIZE[0] + 2.5), AXES_SIZE[1] / (AXES_SIZE[1] + 1.3)])
+    fig = ax.figure.figure  # the top-level figure (ax may sit in a subfigure)
+    if "x" in logs:
+        ax.set_xscale("log")
+    if "y" in logs:
+        ax.set_yscale("log")
+
+    plotted_means = [columns[c.metric][c.rows].astype(np.float64) for c in kept_curves if len(c.rows)]
+    floor = min((float(v.min()) for v in plotted_means if len(v)), default=math.nan)
+    handles, texts, banded = [], [], False
+    for c in kept_curves:
+        if not len(c.rows):  # every point left out: the note says why
+            continue
+        px = xs_all[c.rows]
+        py = columns[c.metric][c.rows].astype(np.float64)
+        if c.theory:
+            line, = ax.plot(px, py, color=c.colour, lw=LINE_WIDTH, ls="--", dashes=(4, 2.5), zorder=3)
+        else:
+            spread_col = f"{c.metric}_{band}"
+            if band != "none" and spread_col in columns and len(px):
+                spread = columns[spread_col][c.rows].astype(np.float64)
+                spread = np.where(np.isfinite(spread), spread, 0.0)
+                lo, hi = py - spread, py + spread
+                if "y" in logs:  # as the lab does: the band's lower edge clipped at a tenth of the lowest mean
+                    lo = np.maximum(lo, floor / 10)
+                if np.any(spread > 0):
+                    # The band is drawn whole, but on a log axis the view follows it only within a
+                    # factor 3 of the mean: a band diving by decades leaves the frame rather than
+                    # squash the curves (as in the lab's figures).
+                    outline = np.column_stack([np.r_[px, px[::-1]], np.r_[hi, lo[::-1]]])
+                    ax.add_collection(PolyCollection([outline], facecolors=c.colour, alpha=BAND_ALPHA, lw=0,
+                                                     zorder=1), autolim=False)
+                    view_lo, view_hi = (np.maximum(lo, py / 3), np.minimum(hi, py * 3)) if "y" in logs else (lo, hi)
+                    ax.update_datalim(np.column_stack([np.r_[px, px], np.r_[view_lo, view_hi]]))
+                    banded = True
+            marker = "o" if len(px) <= MAX_MARKERS else None
+            line, = ax.plot(px, py, color=c.colour, lw=LINE_WIDTH, marker=marker, ms=MARKER_SIZE, zorder=2)
+        line.set_label(c.label)
+        handles.append(line)
+        texts.append(c.label)
+    if banded:
+        handles.append(Patch(facecolor="#808080", alpha=min(1.0, 2 * BAND_ALPHA), lw=0))
+        texts.append(f"band: ± 1 {band} over runs")
+
+    ax.autoscale_view()
+    _style(ax, logs)
+    _log_labels(ax, logs)
+    ax.set_xlabel(xlabel if xlabel is not None else _plain(x))
+    ax.set_ylabel(ylabel if ylabel is not None else ", ".join(map(_plain, metrics)))
+    if title:
+        ax.set_title(textwrap.fill(str(title), 70), fontsize="medium")
+
+    notes = []
+    if drops:  # one line, as on the lab's figures: "not shown: 3 points with error = 0 (log y axis); ..."
+        notes.append("not shown: " + "; ".join(f"{_plural(count)} with {reason}" for reason, count in drops.items()))
+    if not kept_curves:
+        notes.append("no points to draw (check where= and the columns)")
+    _legend_and_notes(fig, ax, handles, texts, notes, own_figure)
+    return fig
+
+
+def _style(ax, logs):
+    """The lab's look: light grey grid (major and, on log axes, minor), left and bottom spines,
+    ticks outwards."""
+    ax.set_axisbelow(True)
+    ax.grid(True, which="major", color="#e4e4e4", lw=0.8)
+    for axis in sorted(logs):
+        ax.grid(True, which="minor", axis=axis, color="#f3f3f3", lw=0.6)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color("#404040")
+    ax.tick_params(which="both", direction="out", color="#404040")
+
+
+def _log_labels(ax, logs):
+    """On a log axis spanning less than two decades, ticks read 0.2, 0.3, ... rather than
+    2x10^-1 (as the lab's figures, which switch to 10^k from two decades on)."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return f"{x:g}"
+
+    for axis, limits in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
+        lo, hi = sorted(limits)
+        if axis in logs and lo > 0 and hi / lo < 100:
+            target = ax.xaxis if axis == "x" else ax.yaxis
+            target.set_major_formatter(Plain(labelOnlyBase=False))
+            target.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+
+
+def _renderer(fig):
+    canvas = fig.canvas
+    if hasattr(canvas, "get_renderer"):
+        return canvas.get_renderer()
+    fig.draw_without_rendering()
+    return fig._get_renderer()  # noqa: SLF001 (matplotlib's own accessor for other canvases)
+
+
+def _legend_and_notes(fig, ax, handles, texts, notes, resize):
+    """The notes about points left out, in small grey text under the x axis label; the legend
+    right of the data area, or below the notes when its labels are long. A figure made here grows
+    to hold them, the data area keeping its size in inches."""
+    dpi = fig.dpi
+    renderer = _renderer(fig)
+    box = ax.get_window_extent(renderer)
+    tight = ax.get_tightbbox(renderer, bbox_extra_artists=[])  # ticks, labels, title: no legend
+    margin = {"left": (box.x0 - tight.x0) / dpi, "right": max(0.0, (tight.x1 - box.x1) / dpi),
+              "bottom": (box.y0 - tight.y0) / dpi, "top": (tight.y1 - box.y1) / dpi}
+    gap = 0.06  # inches between stacked pieces
+    note, note_height = None, 0.0
+    if notes:
+        note = ax.annotate("\n".join(notes), xy=(0, 0), xycoords="axes fraction",
+                           xytext=(-margin["left"] * 72, -(margin["bottom"] + gap) * 72), textcoords="offset points",
+                           ha="left", va="top", fontsize="x-small", color=NOTE_COLOUR, annotation_clip=False)
+        note_height = note.get_window_extent(renderer).height / dpi + gap
+    legend, below = None, False
+    kwargs = dict(frameon=False, fontsize="small", handlelength=2.6, borderaxespad=0.0)
+    if handles:
+        legend = ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(1.03, 1.0), **kwargs)
+        if legend.get_window_extent(renderer).width > LEGEND_BELOW * box.width:  # long labels: below
+            below = True
+            legend.remove()
+            drop = (margin["bottom"] + note_height + 2 * gap) * dpi / box.height
+            ncol = 2 if max(len(t) for t in texts) <= 45 else 1
+            legend = ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(0.0, -drop), ncol=ncol, **kwargs)
+            if ncol > 1 and legend.get_window_extent(renderer).width > 1.5 * box.width:
+                legend.remove()
+                legend = ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(0.0, -drop), ncol=1, **kwargs)
+    if not resize:
+        return
+    axw, axh = box.width / dpi, box.height / dpi
+    leg = legend.get_window_extent(renderer) if legend is not None else None
+    legw, legh = (leg.width / dpi, leg.height / dpi) if leg is not None else (0.0, 0.0)
+    notew = note.get_window_extent(renderer).width / dpi if note is not None else 0.0
+    pad = 0.15
+    left, top = margin["left"] + pad, margin["top"] + pad
+    bottom = margin["bottom"] + note_height + pad
+    if below:
+        bottom += legh + 2 * gap
+        right = max(margin["right"], legw - axw) + pad
+    else:
+        right = max(margin["right"], 0.03 * axw + legw) + pad
+    right = max(right, notew - margin["left"] - axw + pad)
+    width = left + axw + right
+    height = max(top + axh + bottom, top + legh + pad)
+    fig.set_size_inches(width, height)
+    ax.set_position([left / width, (height - top - axh) / height, axw / width, axh / height])
