@@ -114,6 +114,8 @@ FigureLayout line_figure_layout(const std::vector<std::string>& key_labels, int 
 }
 
 std::string svg_terminal(const std::string& name, int width, int height) {
+  // The SVG draws 12-point text as 12 pixels, smaller than the PNG's (cairo's 96 dpi): its layout
+  // is gnuplot's own for that size, so the text only looks smaller, nothing is cut.
   return fmt::format("set terminal svg size {},{} fixed enhanced font '{}' background rgb 'white'\nset output {}\n",
                      width, height, kFigureFont, gp_string(name + ".svg"));
 }

@@ -378,9 +378,11 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
     labels.push_back(label);
     if (c.reference) {
       const auto pinned = c.series_value.empty() ? series_colour.end() : series_colour.find(c.series_value);
-      const char* colour = pinned != series_colour.end() ? pinned->second : guide_colour(guide_index++);
-      items.push_back(fmt::format("{} using 1:2 with lines dt {} lw 1.5 lc rgb '{}' title {}", block,
-                                  pinned != series_colour.end() ? 2 : 2 + guide_index % 3, colour, gp_string(label)));
+      const bool own = pinned != series_colour.end();
+      const int dash = own ? 2 : 2 + static_cast<int>(guide_index % 3);  // guides: dashed, dotted, dash-dot
+      const char* colour = own ? pinned->second : guide_colour(guide_index++);
+      items.push_back(fmt::format("{} using 1:2 with lines dt {} lw 1.5 lc rgb '{}' title {}", block, dash, colour,
+                                  gp_string(label)));
       continue;
     }
     const char* colour = colours[i];

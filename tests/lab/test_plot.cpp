@@ -138,6 +138,7 @@ TEST_F(PlotTest, AReferencePinnedToASeriesValueTakesItsColourDashed) {
   EXPECT_NE(ref.find("dt 2"), std::string::npos) << ref;
   // The formula over all series belongs to none: black.
   EXPECT_EQ(colour_in(plot_item(gp, "d^{1-T/T}/d^{T/T}")), "#222222") << gp;
+  EXPECT_NE(plot_item(gp, "d^{1-T/T}/d^{T/T}").find("dt 2"), std::string::npos) << gp;  // the first guide: dashed
 }
 
 TEST_F(PlotTest, TheoryPartsAreDashedInTheColourOfTheirSimulation) {
