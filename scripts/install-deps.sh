@@ -13,6 +13,8 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas
   python3-venv python3-pip python3-setuptools   # pip install . (offline, into a venv)
   gnuplot-nox
+  python3-matplotlib jupyter-nbconvert python3-nbclient python3-ipykernel   # scalinglab.plot, notebooks run in CI
+  chromium                              # the report.html screenshot test (headless)
   slurmctld slurmd slurm-client munge   # the single-node Slurm test of `scalinglab slurm --submit`
   libopenmpi-dev openmpi-bin            # mpirun -np K scalinglab run (optional at build time)
 )
