@@ -237,7 +237,7 @@ double train_bytes(const Params& prm) {
       std::min({16.0, std::ceil(std::max(rows, test_rows) / 1024), static_cast<double>(resolve_threads(0))});
   const double chunk = std::clamp(std::floor(1048576 / M), 16.0, 256.0);
   const double workspace = 4 * chunk * (2 * (L + 1) * d + 3 * L * h + M + 2 * d + 3 * h + L + 1) + 12 * M;
-  // rank_logp: a (distinct parent tuples <= N) x (sum of q_j) matrix, singular values by BDCSVD, whose
+  // rank_logp: a (distinct parent tuples <= N) x (sum of q_j) matrix, singular values by LAPACK (dgesdd), whose
   // bidiagonalisation and divide-and-conquer work arrays hold about five more copies of it.
   double Q = 0;
   for (uint32_t q : fs.output) Q += q;

@@ -4,8 +4,6 @@
 #include <LBFGS.h>
 #include <LBFGSB.h>
 
-#include <Eigen/Eigenvalues>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +13,7 @@
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/lapack.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/random.hpp"
 
@@ -307,12 +306,14 @@ std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::
     const double norm = J.col(k).norm();
     if (norm > 0) J.col(k) /= norm;
   }
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(J.transpose() * J);
-  if (eig.info() == Eigen::Success && J.cols() > 1) {
-    const double largest = eig.eigenvalues().maxCoeff();
-    const double smallest = eig.eigenvalues().minCoeff();
+  Eigen::VectorXd eigenvalues;
+  Eigen::MatrixXd eigenvectors;
+  const Eigen::MatrixXd gauss_newton = J.transpose() * J;
+  if (symmetric_eigen(gauss_newton, eigenvalues, eigenvectors) && J.cols() > 1) {
+    const double largest = eigenvalues.maxCoeff();
+    const double smallest = eigenvalues.minCoeff();
     if (!(smallest > 1e-10 * largest)) {
-      const Eigen::VectorXd dir = eig.eigenvectors().col(0);
+      const Eigen::VectorXd dir = eigenvectors.col(0);  // the smallest eigenvalue's
       std::string combo;
       for (Eigen::Index k = 0; k < dir.size(); ++k)
         if (std::fabs(dir[k]) > 0.2) combo += (combo.empty() ? "" : ", ") + pname(static_cast<std::size_t>(k));
