@@ -14,7 +14,7 @@ fi
 flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DSCALINGLAB_NATIVE=OFF -DSCALINGLAB_PYTHON=OFF \
-  -DSCALINGLAB_BENCH=OFF -DSCALINGLAB_FUZZ=ON >/dev/null
+  -DSCALINGLAB_BENCH=OFF -DSCALINGLAB_FUZZ=ON -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 >/dev/null
 cmake --build "$build" -j "$(nproc)" --target scalinglab scalinglab_tests fuzz_driver
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
