@@ -15,6 +15,7 @@
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "scalinglab/core/stats.hpp"
 
 namespace scalinglab::fit {
 
@@ -22,7 +23,6 @@ using Eigen::ArrayXd;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::vector<std::string> kStandardInputs = {"N", "D", "C", "x"};
 
 bool identifier(const std::string& s) {

@@ -6,6 +6,7 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "scalinglab/core/stats.hpp"
 
 namespace scalinglab::fit {
 
@@ -13,7 +14,6 @@ namespace {
 
 using Eigen::ArrayXd;
 using Eigen::ArrayXXd;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // log(exp(t0) + exp(t1) [+ exp(t2)]) and the softmax weights, stable for any magnitudes.
 void log_sum_exp(const ArrayXd& t0, const ArrayXd& t1, ArrayXd& out, ArrayXd* w0, ArrayXd* w1) {

@@ -47,8 +47,6 @@ std::string CheckResult::line() const {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Numbers in messages: 4 significant digits, "inf" for infinity.
 std::string num(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

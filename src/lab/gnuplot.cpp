@@ -29,8 +29,6 @@ bool is_control(char c) {
   return u < 0x20 || u == 0x7f;
 }
 
-void warn(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
-
 std::string find_on_path(const std::string& exe) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");
@@ -171,13 +169,15 @@ void sharpen_svg_images(const std::string& svg_path) {
   write_file(svg_path, out);
 }
 
+void plot_warning(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
+
 bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
 
 bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
   const std::string gnuplot = find_on_path("gnuplot");
   if (gnuplot.empty()) {
     static std::atomic<bool> warned{false};
-    if (!warned.exchange(true)) warn("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
+    if (!warned.exchange(true)) plot_warning("gnuplot not found on PATH: plots are skipped (data and scripts are written)");
     return false;
   }
   const fs::path base = fs::path(out_dir) / name;
@@ -193,7 +193,7 @@ bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
   std::error_code ec;
   for (const char* ext : {".svg", ".png", ".pdf"}) fs::remove(base.string() + ext, ec);
   if (output.empty()) output = status < 0 ? "cannot start gnuplot" : "exit status " + std::to_string(status);
-  warn("gnuplot failed on " + base.string() + ".gp: " + output);
+  plot_warning("gnuplot failed on " + base.string() + ".gp: " + output);
   return false;
 }
 

@@ -50,8 +50,6 @@ struct Curve {
 // Rows that a figure cannot show, counted by reason ("error <= 0 (log y axis)"): the note under the plot.
 using Dropped = std::map<std::string, int>;
 
-void warn(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
-
 // A formula for enhanced mode: powers become superscripts ("d^(1-alpha)" -> "d^{1-alpha}").
 std::string enhanced_formula(const std::string& f) {
   std::string out;
@@ -255,7 +253,7 @@ std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& 
       break;
     }
   if (!base) {
-    warn("plot: no row matches the where of reference '" + ref.expr + "'; curve skipped");
+    plot_warning("plot: no row matches the where of reference '" + ref.expr + "'; curve skipped");
     return std::nullopt;
   }
   const Expression expr(ref.expr);
@@ -440,7 +438,7 @@ bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const Dropped&
   for (const auto& c : curves)
     for (const auto& p : c.points) lo = std::min(lo, p.x), hi = std::max(hi, p.x);
   if (!(lo <= hi)) {
-    warn("plot " + name + ": no rows to draw (check [plot] where, x and log axes)");
+    plot_warning("plot " + name + ": no rows to draw (check [plot] where, x and log axes)");
     return false;
   }
   clip_bands(curves, plot.logy);
@@ -448,7 +446,7 @@ bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const Dropped&
     try {
       if (auto c = reference_curve(ref, plot, candidates, lo, hi)) curves.push_back(std::move(*c));
     } catch (const std::exception& e) {
-      warn("plot " + name + ": reference '" + ref.expr + "' skipped: " + e.what());
+      plot_warning("plot " + name + ": reference '" + ref.expr + "' skipped: " + e.what());
     }
   }
   fs::create_directories(out_dir);
@@ -545,7 +543,7 @@ bool draw_plot(const PlotSpec& plot, const Table& table, const std::string& out_
     auto curves = data_curves(plot, table, dropped);
     return finish_plot(plot, std::move(curves), dropped, candidates, out_dir, name, title);
   } catch (const std::exception& e) {
-    warn("plot " + name + " not drawn: " + e.what());
+    plot_warning("plot " + name + " not drawn: " + e.what());
     return false;
   }
 }
@@ -560,7 +558,7 @@ bool draw_series_plot(const PlotSpec& plot, const std::vector<GridPoint>& points
     auto curves = series_curves(plot, points, results, dropped);
     return finish_plot(plot, std::move(curves), dropped, candidates, out_dir, name, title);
   } catch (const std::exception& e) {
-    warn("plot " + name + " not drawn: " + e.what());
+    plot_warning("plot " + name + " not drawn: " + e.what());
     return false;
   }
 }

@@ -1,4 +1,5 @@
 #include "scalinglab/skills/density_evolution.hpp"
+#include "scalinglab/core/stats.hpp"
 
 #include <algorithm>
 #include <boost/math/special_functions/erf.hpp>
@@ -11,8 +12,6 @@
 namespace scalinglab::skills {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Grid of (0, 1]: log-spaced near 0 (where g may vary over decades) and linear elsewhere, sorted.
 const std::vector<double>& grid() {

@@ -15,14 +15,13 @@
 #include "scalinglab/skills/skill_simulation.hpp"
 #include "scalinglab/skills/compute_optimal.hpp"
 #include "scalinglab/skills/peeling.hpp"
+#include "scalinglab/core/stats.hpp"
 
 namespace scalinglab {
 
 namespace {
 
 using namespace skills;
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Hoffmann et al. (2022), Approach 3 fit: L(N, D) = E + A / N^alpha + B / D^beta (Figure 3b).
 constexpr double kChinchillaA = 406.4, kChinchillaB = 410.7, kChinchillaAlpha = 0.34, kChinchillaBeta = 0.28;

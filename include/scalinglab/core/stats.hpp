@@ -7,6 +7,9 @@
 
 namespace scalinglab {
 
+// "Not defined here" (a threshold not found, a rate over zero items): kept as NaN in tables.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 // Mean, sample standard deviation (n - 1 denominator) and standard error of the mean.
 struct Summary {
   std::size_t count = 0;

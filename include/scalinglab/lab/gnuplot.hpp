@@ -41,6 +41,9 @@ bool run_gnuplot_script(const std::string& out_dir, const std::string& name);
 // image-rendering to each <image> element that has none; a missing file is left alone.
 void sharpen_svg_images(const std::string& svg_path);
 
+// Prints "scalinglab: warning: WHAT" on stderr: a figure that cannot be drawn never stops a run.
+void plot_warning(const std::string& what);
+
 // True when a gnuplot executable is on PATH (plots are skipped, with a warning, otherwise).
 bool gnuplot_available();
 
