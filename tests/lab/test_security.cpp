@@ -41,7 +41,9 @@ class Security : public scalinglab::testing::ScratchDirTest {
   }
   // When gnuplot is installed the figure is still drawn: the text was neutralised, not refused.
   void expect_drawn(const std::string& out) {
-    if (scalinglab::gnuplot_available()) EXPECT_TRUE(fs::exists(dir / out / "plot.svg")) << out;
+    if (scalinglab::gnuplot_available()) {
+      EXPECT_TRUE(fs::exists(dir / out / "plot.svg")) << out;
+    }
   }
 
   std::vector<fs::path> markers;
@@ -208,7 +210,9 @@ TEST_F(Security, NamesThatWouldLeaveTheResultsFolderAreRefused) {
                                      (dir / "experiments").string(), "--quiet"}, 60, parent.string());
   EXPECT_EQ(p.status, 2) << p.out;
   EXPECT_FALSE(fs::exists(dir / "x"));
-  if (!outside_existed) EXPECT_FALSE(fs::exists(dir.parent_path() / "x"));
+  if (!outside_existed) {
+    EXPECT_FALSE(fs::exists(dir.parent_path() / "x"));
+  }
 }
 
 }  // namespace
