@@ -188,7 +188,10 @@ bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
     const auto size = fs::file_size(base.string() + ext, ec);
     return !ec && size > 0;
   };
-  if (status == 0 && nonempty(".svg") && nonempty(".png") && nonempty(".pdf")) return true;
+  if (status == 0 && nonempty(".svg") && nonempty(".png") && nonempty(".pdf")) {
+    sharpen_svg_images(base.string() + ".svg");  // a figure drawn `with image`: one cell, one block
+    return true;
+  }
   // Part of a figure next to an older one would show a stale picture: remove all three.
   std::error_code ec;
   for (const char* ext : {".svg", ".png", ".pdf"}) fs::remove(base.string() + ext, ec);

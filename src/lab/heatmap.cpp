@@ -88,10 +88,7 @@ bool draw_heatmaps(const PlotSpec& plot, const std::vector<GridPoint>& points, c
                                "unset key\nset tics out nomirror\nset size ratio -1\nset xlabel " +
                                gp_string(plot.xlabel.empty() ? plot.cols : plot.xlabel) + "\nset ylabel " +
                                gp_string(plot.ylabel.empty() ? plot.rows : plot.ylabel) + "\n";
-  if (!write_and_run_multiplot(out_dir, name, width, height, "Heat maps of " + plot.matrix, preamble, mp.str()))
-    return false;
-  sharpen_svg_images((base.string() + ".svg"));  // one matrix cell, one sharp block in a browser
-  return true;
+  return write_and_run_multiplot(out_dir, name, width, height, "Heat maps of " + plot.matrix, preamble, mp.str());
 }
 
 }  // namespace scalinglab

@@ -146,6 +146,15 @@ bool parts_need_naming(const PlotSpec& plot, const Table& table) {
   return false;
 }
 
+// Why a coordinate cannot be placed on its axis ("T = inf", "error = 0 (log y axis)"), the
+// reason the figure's note counts; nothing when it can.
+std::optional<std::string> unplaceable(const std::string& name, double v, bool log, char axis) {
+  if (std::isnan(v)) return name + " = nan";
+  if (std::isinf(v)) return name + (v > 0 ? " = inf" : " = -inf");
+  if (!log || v > 0) return std::nullopt;
+  return fmt::format("{} {} 0 (log {} axis)", name, v == 0 ? "=" : "<", axis);
+}
+
 // One curve per value of the series parameter (table order) of the rows matching plot.where.
 std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table, Dropped& dropped) {
   std::vector<std::string> metrics = {plot.y};
@@ -198,19 +207,14 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table, Dropped
     const double x = x_param ? row.params.entry(plot.x).number : row.mean.at(table.metric_index(plot.x));
     const double y = row.mean.at(m);
     const std::string at = x_param ? plot.x + "=" + row.params.entry(plot.x).text : fmt::format("{}={:.6g}", plot.x, x);
-    if (!std::isfinite(x) || (plot.logx && x <= 0)) {
+    if (const auto why = unplaceable(plot.x, x, plot.logx, 'x')) {
       it->notes.push_back("skipped " + at + ": x cannot be placed on the axis");
-      ++dropped[std::isnan(x)  ? plot.x + " = nan"
-                : std::isinf(x) ? plot.x + " = " + (x > 0 ? "inf" : "-inf")
-                                : plot.x + " \u2264 0 (log x axis)"];
+      ++dropped[*why];
       continue;
     }
-    if (!std::isfinite(y) || (plot.logy && y <= 0)) {
+    if (const auto why = unplaceable(metric, y, plot.logy, 'y')) {
       it->notes.push_back(fmt::format("skipped {}: {} = {} cannot be placed on the axis", at, metric, y));
-      ++dropped[std::isnan(y)  ? metric + " = nan"
-                : std::isinf(y) ? metric + " = inf"
-                : y == 0        ? metric + " = 0 (log y axis)"
-                                : metric + " < 0 (log y axis)"];
+      ++dropped[*why];
       continue;
     }
     double spread = 0;
@@ -514,13 +518,12 @@ std::vector<Curve> series_curves(const PlotSpec& plot, const std::vector<GridPoi
         }
         const double x = xs ? (i < xs->size() ? (*xs)[i] : NAN) : static_cast<double>(i + 1);
         const double y = s.mean;
-        if (!std::isfinite(x) || (plot.logx && x <= 0)) {
-          ++dropped[std::isfinite(x) ? (plot.x.empty() ? "x" : plot.x) + " \u2264 0 (log x axis)"
-                                     : (plot.x.empty() ? "x" : plot.x) + " not finite"];
+        if (const auto why = unplaceable(plot.x.empty() ? "x" : plot.x, x, plot.logx, 'x')) {
+          ++dropped[*why];
           continue;
         }
-        if (!std::isfinite(y) || (plot.logy && y <= 0)) {
-          ++dropped[!std::isfinite(y) ? metric + " not finite" : y == 0 ? metric + " = 0 (log y axis)" : metric + " < 0 (log y axis)"];
+        if (const auto why = unplaceable(metric, y, plot.logy, 'y')) {
+          ++dropped[*why];
           continue;
         }
         double spread = plot.band == "std" ? s.std() : plot.band == "sem" ? s.sem() : 0;

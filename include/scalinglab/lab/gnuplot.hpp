@@ -33,7 +33,7 @@ std::string gp_literal_markup(std::string_view text);
 // Runs OUT_DIR/NAME.gp with gnuplot inside OUT_DIR (no shell: the directory and name are passed as
 // arguments); false (with a warning) when gnuplot is missing, fails, or does not produce all of
 // NAME.svg, NAME.png and NAME.pdf. On failure no figure is left behind, so a stale NAME.png never
-// sits next to a fresh empty NAME.svg.
+// sits next to a fresh empty NAME.svg. On success the SVG's bitmaps are sharpened (below).
 bool run_gnuplot_script(const std::string& out_dir, const std::string& name);
 
 // Makes the bitmaps gnuplot embeds in an SVG (heat maps drawn `with image`) render as sharp
