@@ -18,8 +18,8 @@
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/lab/limits.hpp"
-#include "scalinglab/lab/results.hpp"
-#include "scalinglab/lab/sweep.hpp"
+#include "scalinglab/results/results.hpp"
+#include "scalinglab/sweep/sweep.hpp"
 
 namespace {
 

@@ -15,14 +15,14 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
-#include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/fit_report.hpp"
-#include "scalinglab/lab/aggregate.hpp"
+#include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/lab/describe.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/limits.hpp"
-#include "scalinglab/lab/results.hpp"
-#include "scalinglab/lab/runner.hpp"
+#include "scalinglab/results/aggregate.hpp"
+#include "scalinglab/results/results.hpp"
+#include "scalinglab/run/runner.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;

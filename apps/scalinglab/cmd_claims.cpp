@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "scalinglab/claims/claims.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
-#include "scalinglab/lab/claims.hpp"
-#include "scalinglab/lab/report.hpp"
-#include "scalinglab/lab/results_dir.hpp"
+#include "scalinglab/results/results_dir.hpp"
+#include "scalinglab/run/report.hpp"
 
 namespace scalinglab::cli {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "scalinglab/lab/runner.hpp"
+#include "scalinglab/run/runner.hpp"
 
 namespace scalinglab::cli {
 

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "scalinglab/lab/report.hpp"
+#include "scalinglab/run/report.hpp"
 
 namespace scalinglab::cli {
 

@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "scalinglab/cluster/job_environment.hpp"
 #include "scalinglab/core/error.hpp"
-#include "scalinglab/lab/runner.hpp"
+#include "scalinglab/run/runner.hpp"
 #ifdef SCALINGLAB_HAVE_MPI
 #include "scalinglab/cluster/mpi_run.hpp"
 #endif

@@ -15,7 +15,7 @@
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
-#include "scalinglab/lab/runner.hpp"
+#include "scalinglab/run/runner.hpp"
 
 namespace scalinglab::cli {
 

@@ -10,9 +10,9 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/progress.hpp"
 #include "scalinglab/factor/factor_task.hpp"
 #include "scalinglab/factor/factor_training.hpp"
-#include "scalinglab/lab/progress.hpp"
 
 namespace scalinglab {
 

@@ -11,19 +11,19 @@
 #include <toml++/toml.h>
 
 #include "scalinglab/core/error.hpp"
-#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/frontier.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 #include "scalinglab/lab/measure.hpp"
-#include "scalinglab/lab/figure_style.hpp"
-#include "scalinglab/lab/panels.hpp"
-#include "scalinglab/lab/results_dir.hpp"
-#include "scalinglab/lab/runner.hpp"
-#include "scalinglab/lab/sweep.hpp"
+#include "scalinglab/plot/figure_style.hpp"
+#include "scalinglab/plot/panels.hpp"
+#include "scalinglab/results/results_dir.hpp"
+#include "scalinglab/run/runner.hpp"
+#include "scalinglab/sweep/sweep.hpp"
 
 namespace scalinglab::fit {
 

@@ -10,8 +10,8 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/frontier.hpp"
-#include "scalinglab/lab/figure_style.hpp"
-#include "scalinglab/lab/panels.hpp"
+#include "scalinglab/plot/figure_style.hpp"
+#include "scalinglab/plot/panels.hpp"
 
 namespace scalinglab::fit {
 

@@ -9,7 +9,7 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
-#include "scalinglab/lab/results.hpp"
+#include "scalinglab/results/results.hpp"
 
 namespace fs = std::filesystem;
 

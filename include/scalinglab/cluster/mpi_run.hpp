@@ -18,7 +18,7 @@
 #include <memory>
 
 #include "scalinglab/cluster/job_environment.hpp"
-#include "scalinglab/lab/runner.hpp"
+#include "scalinglab/run/runner.hpp"
 
 namespace scalinglab {
 

@@ -66,7 +66,8 @@ double series_bytes(const Params& params, double values);
 // allows, naming the measure, its estimate and the limit.
 void check_memory(const Measure& m, const Params& params, int concurrent);
 
-// The registry with every built-in world's measures.
+// The registry with every built-in world's measures. Defined above the worlds, in src/worlds.cpp
+// (the one file that lists them), so that the spine never includes a world.
 const Registry& builtin_registry();
 
 }  // namespace scalinglab

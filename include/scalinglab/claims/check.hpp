@@ -1,0 +1,40 @@
+#pragma once
+// Evaluation of a sweep's checks (claims of the paper) on the aggregated table.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalinglab/sweep/sweep.hpp"
+
+namespace scalinglab {
+
+struct Table;
+
+struct CheckResult {
+  std::string claim;
+  std::string kind;
+  bool passed = false;
+  std::string measured;  // e.g. "slope -0.97 over 8 points (d in [16, 512])"
+  std::string expected;  // e.g. "-1 +- 0.15"
+  // Set from the check's `known_failure`: a claim known not to reproduce at this scale (the reason).
+  // It is still evaluated and reported, as KNOWN FAIL when it fails, but does not fail the run.
+  std::string known_failure;
+  std::vector<std::string> refs;  // the paper's items it tests (the check's `ref`)
+  std::string substitute;         // why it tests another setting than the paper's ("": the paper's)
+  std::string reduced;            // why the run is smaller than the paper's setting ("": the paper's)
+  std::size_t index = 0;          // position of the [[check]] in its file (1-based)
+  const char* status() const;  // "PASS", "FAIL" or "KNOWN FAIL"
+  // What the result says about the paper's claim: "reproduced" (passed at the paper's setting),
+  // "reduced" (passed at a smaller scale), "substitute" (passed in another setting: never counts as
+  // reproducing), "not reproduced" (failed, known or not).
+  const char* category() const;
+  bool ok() const { return passed || !known_failure.empty(); }
+  nlohmann::json to_json() const;
+  std::string line() const;  // "PASS  claim: measured ... (expected ...)"
+};
+
+// Evaluates every check; a check whose selection is empty FAILS with a message saying so.
+std::vector<CheckResult> evaluate_checks(const Sweep& sweep, const Table& table);
+
+}  // namespace scalinglab

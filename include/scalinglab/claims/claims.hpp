@@ -1,0 +1,85 @@
+#pragma once
+// A paper's claims: the index of its numbered results and figures (experiments/PAPER/claims.toml),
+// the checks of its sweep files that test each one (their `ref`), and each item's status in a
+// reproduce run. CLAIMS.md is the table of items x profiles (docs/checks.md).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scalinglab/claims/check.hpp"
+
+namespace scalinglab {
+
+// One numbered result or figure of the paper.
+struct ClaimItem {
+  std::string id;           // "Thm. 1", "Fig. 4", "Lemma A.4"
+  std::string claim;        // what the paper states, in one sentence
+  std::string not_checked;  // why no check tests it ("" when some check does)
+};
+
+// A check of a sweep file, named "stem #k" (k: its position among the file's [[check]] tables).
+struct CheckRef {
+  std::string sweep;
+  std::size_t index = 0;
+  std::string claim;
+  std::vector<std::string> profiles;  // as in the file (empty: every profile)
+  std::string substitute;
+  std::string name() const { return sweep + " #" + std::to_string(index); }
+};
+
+struct ClaimsIndex {
+  std::string paper;     // folder name, e.g. "cabannes2023"
+  std::string citation;  // "Authors (year), Title, venue"
+  std::vector<ClaimItem> items;
+  std::map<std::string, std::vector<CheckRef>> checks;  // item id -> the checks that test it
+};
+
+// The sweep files of a paper's folder in name order (every *.toml but claims.toml, the index).
+std::vector<std::string> paper_sweep_files(const std::string& dir);
+
+// A markdown table cell: pipes escaped, one line.
+std::string markdown_cell(const std::string& s);
+
+// Reads experiments/PAPER/claims.toml and every sweep file of the folder. Throws InputError when
+// the index is malformed, a check has no `ref` or names an unknown item, an item has both checks and
+// `not_checked`, or an item has neither.
+ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& paper);
+
+// An item's status in one run: "reproduced at the paper's setting", "reproduced at reduced scale",
+// "substitute only", "not reproduced (measured ...)", "not checked (why)", "no check in this profile",
+// or "not run".
+struct ItemStatus {
+  std::string category;  // "reproduced", "reduced", "substitute", "not reproduced", "not checked", "none", "not run"
+  std::string text;      // the category in words, with the measured value of a failure
+};
+
+// Statuses of every item from the check results of one run: sweep stem -> its results.
+std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
+                                      const std::map<std::string, std::vector<CheckResult>>& results);
+
+// The check results of a reproduce folder (OUT/<stem>/checks.json of every sweep); std::nullopt when
+// the folder holds no checks.json at all.
+std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_results(const ClaimsIndex& index,
+                                                                                  const std::string& dir);
+
+// Counts of items per category, in words: "3 reproduced at the paper's setting, 1 at reduced scale, ...".
+std::string item_counts(const std::vector<ItemStatus>& statuses);
+
+// CLAIMS.md: one row per item with its status in each run (column label -> statuses; a run not given
+// is "not run").
+std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::string>& columns,
+                            const std::vector<std::vector<ItemStatus>>& statuses);
+
+// The statuses of one column of an existing CLAIMS.md, matched to the index's items by id (an item
+// the file lacks gets `fallback`'s status). Keeps a column of a run not repeated when regenerating.
+std::vector<ItemStatus> column_from_markdown(const std::string& md, const ClaimsIndex& index, const std::string& column,
+                                             const std::vector<ItemStatus>& fallback);
+
+// Compares a CLAIMS.md against a fresh table: the same items, checks and, for the columns given,
+// the same categories (not the measured numbers, which may differ in the last digit across machines).
+// Returns the differences, one per line ("" when they agree).
+std::string compare_claims_markdown(const std::string& committed, const std::string& fresh,
+                                    const std::vector<std::string>& columns);
+
+}  // namespace scalinglab

@@ -1,0 +1,374 @@
+// The claims index of a paper and the status of each item. An item's status in a run follows from
+// the checks that test it (their `ref`) and that apply under the run's profile: one failure at the
+// item's own setting makes it "not reproduced" (a substitute's, only when nothing else applied);
+// otherwise one check passed at the paper's own setting makes it "reproduced at the paper's
+// setting", then one at a reduced scale "reproduced at reduced scale"; a substitute check (another
+// setting than the paper's) never counts as reproducing it.
+#include "scalinglab/claims/claims.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
+#include "scalinglab/sweep/sweep.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scalinglab {
+
+namespace {
+
+constexpr std::size_t kMaxIndexBytes = 1 << 20;
+
+std::string text_of(const toml::node* n, const std::string& where) {
+  const auto v = n ? n->value<std::string>() : std::nullopt;
+  if (!v) throw InputError(where + ": expected a string");
+  return *v;
+}
+
+std::string category_words(const std::string& category) {
+  if (category == "reproduced") return "reproduced at the paper's setting";
+  if (category == "reduced") return "reproduced at reduced scale";
+  if (category == "substitute") return "substitute only";
+  if (category == "not reproduced") return "not reproduced";
+  if (category == "not checked") return "not checked";
+  if (category == "none") return "no check in this profile";
+  return "not run";
+}
+
+// The category a status text starts with (the words before any parenthesis).
+std::string category_of_text(const std::string& text) {
+  for (const char* c : {"reproduced", "reduced", "substitute", "not reproduced", "not checked", "none", "not run"}) {
+    const std::string w = category_words(c);
+    if (text.compare(0, w.size(), w) == 0) return c;
+  }
+  return "?";
+}
+
+std::string shorten(const std::string& s, std::size_t n) {
+  if (s.size() <= n) return s;
+  std::size_t cut = n;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return s.substr(0, cut) + "...";
+}
+
+std::vector<std::string> split_row(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cur;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cur += '|';
+      ++i;
+    } else if (line[i] == '|') {
+      cells.push_back(cur);
+      cur.clear();
+    } else {
+      cur += line[i];
+    }
+  }
+  for (auto& c : cells) {
+    const auto b = c.find_first_not_of(' ');
+    const auto e = c.find_last_not_of(' ');
+    c = b == std::string::npos ? "" : c.substr(b, e - b + 1);
+  }
+  return cells;
+}
+
+// The item rows of a CLAIMS.md: header cells, then each row's cells.
+std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> table_rows(const std::string& md) {
+  std::istringstream in(md);
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) {
+    if (line.rfind("| item |", 0) == 0) {
+      header = split_row(line);
+    } else if (!header.empty() && line.rfind("| ", 0) == 0) {
+      rows.push_back(split_row(line));
+    } else if (!header.empty() && line.rfind("|---", 0) != 0) {
+      if (!rows.empty()) break;
+    }
+  }
+  return {header, rows};
+}
+
+}  // namespace
+
+std::vector<std::string> paper_sweep_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".toml" && e.path().filename() != "claims.toml")
+      out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& paper) {
+  const fs::path dir = fs::path(experiments_dir) / paper;
+  const fs::path file = dir / "claims.toml";
+  ClaimsIndex index;
+  index.paper = paper;
+  toml::table doc;
+  try {
+    doc = toml::parse(read_file(file.string(), kMaxIndexBytes, "claims index"), file.string());
+  } catch (const toml::parse_error& e) {
+    throw InputError(file.string() + ": " + std::string(e.description()));
+  }
+  for (const auto& [k, v] : doc)
+    if (k != "paper" && k != "item") throw InputError(file.string() + ": unknown key '" + std::string(k.str()) + "'");
+  index.citation = text_of(doc.get("paper"), file.string() + ": paper");
+  const auto* items = doc.get("item") ? doc.get("item")->as_array() : nullptr;
+  if (!items || items->empty()) throw InputError(file.string() + ": needs [[item]] tables, one per result or figure");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const std::string where = file.string() + ": [[item]] #" + std::to_string(i + 1);
+    const auto* t = items->get(i)->as_table();
+    if (!t) throw InputError(where + ": expected a table");
+    for (const auto& [k, v] : *t)
+      if (k != "id" && k != "claim" && k != "not_checked")
+        throw InputError(where + ": unknown key '" + std::string(k.str()) + "' (id, claim, not_checked)");
+    ClaimItem item{text_of(t->get("id"), where + " id"), text_of(t->get("claim"), where + " claim"), ""};
+    if (t->get("not_checked")) {
+      item.not_checked = text_of(t->get("not_checked"), where + " not_checked");
+      if (item.not_checked.empty()) throw InputError(where + " not_checked: say why it is not checked");
+    }
+    if (item.id.empty() || !ids.insert(item.id).second)
+      throw InputError(where + ": id '" + item.id + "' is empty or used twice");
+    index.items.push_back(std::move(item));
+  }
+  for (const auto& f : paper_sweep_files(dir.string())) {
+    const Sweep s = load_sweep(f);
+    for (const auto& c : s.all_checks) {
+      const std::string name = s.name + " #" + std::to_string(c.index);
+      if (c.refs.empty())
+        throw InputError(f + ": [[check]] #" + std::to_string(c.index) +
+                         " has no ref (the item of claims.toml it tests, e.g. ref = \"Fig. 4\")");
+      for (const auto& id : c.refs) {
+        if (!ids.count(id))
+          throw InputError(f + ": [[check]] #" + std::to_string(c.index) + " ref '" + id +
+                           "' is not an item of " + file.string());
+        index.checks[id].push_back({s.name, c.index, c.claim, c.profiles, c.substitute});
+      }
+    }
+  }
+  for (const auto& item : index.items) {
+    const bool checked = index.checks.count(item.id) > 0;
+    if (checked && !item.not_checked.empty())
+      throw InputError(file.string() + ": " + item.id + " says not_checked but " + index.checks.at(item.id).front().name() +
+                       " tests it");
+    if (!checked && item.not_checked.empty())
+      throw InputError(file.string() + ": no check tests " + item.id + ": add one or say why (not_checked = \"...\")");
+  }
+  return index;
+}
+
+std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
+                                      const std::map<std::string, std::vector<CheckResult>>& results) {
+  std::vector<ItemStatus> out;
+  for (const auto& item : index.items) {
+    if (!item.not_checked.empty()) {
+      out.push_back({"not checked", "not checked (" + item.not_checked + ")"});
+      continue;
+    }
+    // A failure of a check at the item's own setting decides; a substitute's failure only when no
+    // check at the item's setting applied.
+    const CheckResult* failure = nullptr;
+    const CheckResult* substitute_failure = nullptr;
+    bool reproduced = false, reduced = false, substitute = false;
+    std::string reduced_why;
+    for (const auto& ref : index.checks.at(item.id)) {
+      const auto it = results.find(ref.sweep);
+      if (it == results.end()) continue;
+      for (const auto& r : it->second) {
+        if (r.index != ref.index) continue;
+        const std::string cat = r.category();
+        if (cat == "not reproduced") {
+          if (!r.substitute.empty()) {
+            if (!substitute_failure) substitute_failure = &r;
+          } else if (!failure) {
+            failure = &r;
+          }
+        } else if (cat == "reproduced") {
+          reproduced = true;
+        } else if (cat == "reduced") {
+          reduced = true;
+          if (reduced_why.empty()) reduced_why = r.reduced;
+        } else {
+          substitute = true;
+        }
+      }
+    }
+    if (!failure && !reproduced && !reduced) failure = substitute_failure;
+    if (failure) {
+      std::string why = failure->known_failure.empty() ? "" : "; " + failure->known_failure;
+      out.push_back({"not reproduced", "not reproduced (" + std::string(failure->substitute.empty() ? "" : "substitute ") +
+                                           "measured: " + shorten(failure->measured, 160) +
+                                           (failure->reduced.empty() ? "" : " [" + failure->reduced + "]") +
+                                           shorten(why, 200) + ")"});
+    } else if (reproduced) {
+      out.push_back({"reproduced", category_words("reproduced")});
+    } else if (reduced) {
+      out.push_back({"reduced", category_words("reduced") + " (" + reduced_why + ")"});
+    } else if (substitute) {
+      out.push_back({"substitute", category_words("substitute")});
+    } else {
+      out.push_back({"none", category_words("none")});
+    }
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_results(const ClaimsIndex& index,
+                                                                                  const std::string& dir) {
+  std::set<std::string> sweeps;
+  for (const auto& [id, refs] : index.checks)
+    for (const auto& r : refs) sweeps.insert(r.sweep);
+  std::map<std::string, std::vector<CheckResult>> out;
+  bool any = false;
+  for (const auto& stem : sweeps) {
+    const fs::path file = fs::path(dir) / stem / "checks.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    any = true;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file(file.string(), 64 << 20, "checks file"));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(file.string() + ": not a checks file (" + e.what() + ")");
+    }
+    if (!j.is_array()) throw InputError(file.string() + ": not a checks file (expected a list)");
+    auto& list = out[stem];
+    for (const auto& c : j) {
+      CheckResult r;
+      r.claim = c.value("claim", "");
+      r.kind = c.value("kind", "");
+      r.passed = c.value("passed", false);
+      r.measured = c.value("measured", "");
+      r.expected = c.value("expected", "");
+      r.known_failure = c.value("known_failure", "");
+      r.substitute = c.value("substitute", "");
+      r.reduced = c.value("reduced", "");
+      r.index = c.value("index", std::size_t{0});
+      if (c.contains("ref")) r.refs = c.at("ref").get<std::vector<std::string>>();
+      list.push_back(std::move(r));
+    }
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+std::string item_counts(const std::vector<ItemStatus>& statuses) {
+  std::map<std::string, int> n;
+  for (const auto& s : statuses) ++n[s.category];
+  std::string out = fmt::format("{} reproduced at the paper's setting, {} at reduced scale, {} substitute only, "
+                                "{} not reproduced, {} not checked",
+                                n["reproduced"], n["reduced"], n["substitute"], n["not reproduced"], n["not checked"]);
+  if (n["none"]) out += fmt::format(", {} with no check in this profile", n["none"]);
+  if (n["not run"]) out += fmt::format(", {} not run", n["not run"]);
+  return out + fmt::format(" (of {} items)", statuses.size());
+}
+
+std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::string>& columns,
+                            const std::vector<std::vector<ItemStatus>>& statuses) {
+  std::ostringstream md;
+  md << "# Claims of " << index.citation << "\n\n"
+     << "Every numbered result and figure of the paper, the checks that test it and its status in each\n"
+     << "profile. Generated by `scalinglab claims " << index.paper << "` from `claims.toml`, the sweep files\n"
+     << "and the reports of `scalinglab reproduce`; regenerate it rather than editing it (docs/checks.md).\n\n";
+  for (std::size_t c = 0; c < columns.size(); ++c) md << "- **" << columns[c] << "**: " << item_counts(statuses[c]) << ".\n";
+  md << "\n| item | claim |";
+  for (const auto& c : columns) md << " " << markdown_cell(c) << " |";
+  md << " checks |\n|---|---|";
+  for (std::size_t c = 0; c < columns.size(); ++c) md << "---|";
+  md << "---|\n";
+  for (std::size_t i = 0; i < index.items.size(); ++i) {
+    const auto& item = index.items[i];
+    md << "| " << markdown_cell(item.id) << " | " << markdown_cell(item.claim) << " |";
+    for (std::size_t c = 0; c < columns.size(); ++c) md << " " << markdown_cell(statuses[c][i].text) << " |";
+    std::string checks;
+    const auto it = index.checks.find(item.id);
+    if (it != index.checks.end())
+      for (const auto& r : it->second) {
+        checks += (checks.empty() ? "" : ", ") + r.name();
+        if (!r.profiles.empty()) {
+          std::string p;
+          for (const auto& x : r.profiles) p += (p.empty() ? "" : "/") + x;
+          checks += " (" + p + ")";
+        }
+        if (!r.substitute.empty()) checks += " (substitute)";
+      }
+    md << " " << markdown_cell(checks.empty() ? "-" : checks) << " |\n";
+  }
+  return md.str();
+}
+
+std::vector<ItemStatus> column_from_markdown(const std::string& md, const ClaimsIndex& index, const std::string& column,
+                                             const std::vector<ItemStatus>& fallback) {
+  const auto [header, rows] = table_rows(md);
+  std::vector<ItemStatus> out = fallback;
+  const auto pos = std::find(header.begin(), header.end(), column);
+  if (pos == header.end()) return out;
+  const std::size_t k = static_cast<std::size_t>(pos - header.begin());
+  for (std::size_t i = 0; i < index.items.size(); ++i) {
+    if (!index.items[i].not_checked.empty()) continue;  // the index decides that, not the old file
+    for (const auto& row : rows)
+      if (row.size() > k && !row.empty() && row[0] == index.items[i].id) {
+        const std::string cat = category_of_text(row[k]);
+        if (cat != "?" && cat != "not checked") out[i] = {cat, row[k]};
+      }
+  }
+  return out;
+}
+
+std::string compare_claims_markdown(const std::string& committed, const std::string& fresh,
+                                    const std::vector<std::string>& columns) {
+  const auto [h1, rows1] = table_rows(committed);
+  const auto [h2, rows2] = table_rows(fresh);
+  std::ostringstream diff;
+  if (h1.empty()) return "no claims table (a header row '| item | ...') in the committed file\n";
+  if (h1.front() != h2.front() || h1.size() != h2.size() || h1.back() != h2.back())
+    diff << "header differs: committed '" << fmt::format("{}", fmt::join(h1, " | ")) << "', fresh '"
+         << fmt::format("{}", fmt::join(h2, " | ")) << "'\n";
+  if (rows1.size() != rows2.size())
+    diff << "committed has " << rows1.size() << " items, fresh has " << rows2.size() << "\n";
+  const std::size_t n = std::min(rows1.size(), rows2.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& a = rows1[i];
+    const auto& b = rows2[i];
+    if (a.size() != b.size() || a.empty()) {
+      diff << "row " << i + 1 << ": different number of cells\n";
+      continue;
+    }
+    if (a[0] != b[0] || a[1] != b[1]) diff << "row " << i + 1 << ": item '" << a[0] << "' vs '" << b[0] << "' (or its claim)\n";
+    if (a.back() != b.back()) diff << a[0] << ": checks '" << a.back() << "' vs fresh '" << b.back() << "'\n";
+    for (const auto& col : columns) {
+      const auto pos = std::find(h2.begin(), h2.end(), col);
+      const auto pos1 = std::find(h1.begin(), h1.end(), col);
+      if (pos == h2.end() || pos1 == h1.end()) {
+        if (i == 0) diff << "column '" << col << "' missing\n";
+        continue;
+      }
+      const std::size_t k = static_cast<std::size_t>(pos - h2.begin());
+      const std::size_t k1 = static_cast<std::size_t>(pos1 - h1.begin());
+      if (k >= b.size() || k1 >= a.size()) continue;
+      const std::string ca = category_of_text(a[k1]), cb = category_of_text(b[k]);
+      if (ca != cb) diff << a[0] << " (" << col << "): committed '" << shorten(a[k1], 80) << "', fresh '" << shorten(b[k], 80) << "'\n";
+    }
+  }
+  return diff.str();
+}
+
+}  // namespace scalinglab

@@ -1,0 +1,166 @@
+// results.jsonl: one JSON line per finished task, appended with a single write(2) so a kill can
+// only ever cut the last line.
+#include "scalinglab/results/results.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
+
+namespace scalinglab {
+
+namespace {
+
+// JSON has no inf/NaN: inf is written as the string "inf" (like parameters), NaN as null.
+nlohmann::json number_to_json(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double number_from_json(const nlohmann::json& j) {
+  if (j.is_null()) return std::nan("");
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  throw InputError("expected a number, got " + j.dump());
+}
+
+std::string errno_text() { return system_error_text(errno); }
+
+// A line is a task when it parses as one; used for the cut-off last line.
+bool is_task_line(const std::string& line) {
+  try {
+    task_from_json(nlohmann::json::parse(line));
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+nlohmann::json task_to_json(const TaskResult& t) {
+  nlohmann::json metrics = nlohmann::json::object(), series = nlohmann::json::object();
+  for (const auto& [name, v] : t.record.scalars) metrics[name] = number_to_json(v);
+  for (const auto& [name, values] : t.record.series) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (double v : values) arr.push_back(number_to_json(v));
+    series[name] = std::move(arr);
+  }
+  // nlohmann writes doubles with the shortest round-trip form, so reading back is bit-exact.
+  return {{"point", t.point}, {"key", t.key},       {"run", t.run},        {"params", t.params},
+          {"metrics", metrics}, {"series", series}, {"seconds", t.seconds}};
+}
+
+TaskResult task_from_json(const nlohmann::json& j) {
+  try {
+    TaskResult t;
+    t.point = j.at("point").get<std::size_t>();
+    t.key = j.at("key").get<std::string>();
+    t.run = j.at("run").get<uint64_t>();
+    t.params = j.at("params");
+    if (!t.params.is_object()) throw InputError("params is not an object");
+    // Keep the metric order of the line (nlohmann objects are sorted by name; that is fine: the
+    // aggregation looks metrics up by name).
+    for (const auto& [name, v] : j.at("metrics").items()) t.record.scalars.emplace_back(name, number_from_json(v));
+    if (j.contains("series"))
+      for (const auto& [name, arr] : j.at("series").items()) {
+        std::vector<double> values;
+        for (const auto& v : arr) values.push_back(number_from_json(v));
+        t.record.series.emplace_back(name, std::move(values));
+      }
+    if (j.contains("seconds")) t.seconds = j.at("seconds").get<double>();
+    return t;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("malformed task result: ") + e.what());
+  } catch (const InputError& e) {
+    throw InputError(std::string("malformed task result: ") + e.what());
+  }
+}
+
+std::vector<TaskResult> read_results(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  const std::string text = read_file(path, std::uint64_t{1} << 40, "results file");
+  std::vector<TaskResult> out;
+  std::size_t start = 0, line_no = 0;
+  while (start < text.size()) {
+    ++line_no;
+    std::size_t end = text.find('\n', start);
+    const bool complete = end != std::string::npos;
+    if (!complete) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      out.push_back(task_from_json(nlohmann::json::parse(line)));
+    } catch (const std::exception& e) {
+      if (!complete) break;  // the last line, cut by a kill: that task is simply redone
+      throw InputError(path + ":" + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw InputError("cannot open " + path + " for writing: " + errno_text());
+  // Repair a tail cut by a kill: drop an incomplete last line, or end a complete one with '\n'.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || st.st_size == 0) return;
+  const off_t size = st.st_size;
+  off_t line_start = size;
+  char c = 0;
+  if (::pread(fd_, &c, 1, size - 1) == 1 && c == '\n') return;
+  std::string tail;
+  while (line_start > 0) {
+    char chunk[4096];
+    const off_t from = std::max<off_t>(0, line_start - static_cast<off_t>(sizeof chunk));
+    const ssize_t got = ::pread(fd_, chunk, static_cast<std::size_t>(line_start - from), from);
+    if (got <= 0) break;
+    std::string part(chunk, static_cast<std::size_t>(got));
+    const auto nl = part.rfind('\n');
+    if (nl != std::string::npos) {
+      tail = part.substr(nl + 1) + tail;
+      line_start = from + static_cast<off_t>(nl) + 1;
+      break;
+    }
+    tail = part + tail;
+    line_start = from;
+  }
+  if (is_task_line(tail)) {
+    if (::write(fd_, "\n", 1) != 1) throw InputError("cannot write " + path + ": " + errno_text());
+  } else if (::ftruncate(fd_, line_start) != 0) {
+    throw InputError("cannot truncate the cut-off last line of " + path + ": " + errno_text());
+  }
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ResultsWriter::append(const TaskResult& t) {
+  const std::string line = task_to_json(t).dump() + "\n";
+  std::lock_guard<std::mutex> lock(mutex_);
+  // One write(2) of the whole line: with O_APPEND a concurrent or killed writer never interleaves.
+  const ssize_t n = ::write(fd_, line.data(), line.size());
+  // Read errno at once: a full disk must be reported as such (exit 2: the user can free space).
+  if (n != static_cast<ssize_t>(line.size()))
+    throw InputError("cannot append to " + path_ + ": " + (n < 0 ? errno_text() : "short write (disk full?)"));
+}
+
+}  // namespace scalinglab
