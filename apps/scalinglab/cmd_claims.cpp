@@ -23,7 +23,7 @@ bool fs_exists(const std::string& p) {
 }
 
 struct ClaimsOptions {
-  std::string paper, quick_dir, paper_dir, write, verify, experiments;
+  std::string paper, quick_dir, paper_dir, counterfactuals_dir, write, verify, experiments;
   bool json = false;
 };
 
@@ -58,6 +58,8 @@ void add_claims(CLI::App& app, Action& action) {
   cmd->add_option("paper", o->paper, "paper folder under experiments/, e.g. cabannes2023")->required();
   cmd->add_option("--quick", o->quick_dir, "output folder of `reproduce PAPER --profile quick`");
   cmd->add_option("--paper", o->paper_dir, "output folder of `reproduce PAPER --profile paper`");
+  cmd->add_option("--counterfactuals", o->counterfactuals_dir,
+                  "output folder of `counterfactuals PAPER`: what each check measured on its wrong model");
   cmd->add_option("--write", o->write, "write the table to FILE (e.g. experiments/PAPER/CLAIMS.md) instead of printing it");
   cmd->add_option("--verify", o->verify,
                   "compare FILE with the fresh table: items, checks, and the status of the profiles given");
@@ -86,14 +88,21 @@ void add_claims(CLI::App& app, Action& action) {
         }
         statuses.push_back(std::move(col));
       }
+      std::vector<CounterfactualResult> counterfactuals;
+      if (!o->counterfactuals_dir.empty()) {
+        counterfactuals = read_counterfactuals(o->counterfactuals_dir);
+        if (counterfactuals.empty())
+          throw InputError(o->counterfactuals_dir + ": no counterfactuals.json (not a `counterfactuals` folder?)");
+      }
       // A column whose run is not given keeps what the file being written says (its last run).
       if (!o->write.empty() && fs_exists(o->write)) {
         const std::string old = read_file(o->write, 16 << 20, "claims table");
         for (std::size_t c = 0; c < 2; ++c)
           if ((c == 0 ? o->quick_dir : o->paper_dir).empty())
             statuses[c] = column_from_markdown(old, index, columns[c], statuses[c]);
+        if (o->counterfactuals_dir.empty()) counterfactuals = counterfactuals_from_markdown(old);
       }
-      const std::string md = claims_markdown(index, columns, statuses);
+      const std::string md = claims_markdown(index, columns, statuses, counterfactuals);
       if (!o->verify.empty()) {
         const std::string diff = compare_claims_markdown(read_file(o->verify, 16 << 20, "claims table"), md, given);
         if (!diff.empty()) {

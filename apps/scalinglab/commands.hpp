@@ -19,6 +19,7 @@ void add_merge(CLI::App& app, Action& action);
 void add_slurm(CLI::App& app, Action& action);
 void add_reproduce(CLI::App& app, Action& action);
 void add_claims(CLI::App& app, Action& action);
+void add_counterfactuals(CLI::App& app, Action& action);
 void add_fit(CLI::App& app, Action& action);
 void add_predict(CLI::App& app, Action& action);
 void add_frontier(CLI::App& app, Action& action);

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   scalinglab::cli::add_slurm(app, action);
   scalinglab::cli::add_reproduce(app, action);
   scalinglab::cli::add_claims(app, action);
+  scalinglab::cli::add_counterfactuals(app, action);
   scalinglab::cli::add_fit(app, action);
   scalinglab::cli::add_predict(app, action);
   scalinglab::cli::add_frontier(app, action);

@@ -52,6 +52,12 @@ std::string category_of_text(const std::string& text) {
   return "?";
 }
 
+std::string join_text(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
 std::string shorten(const std::string& s, std::size_t n) {
   if (s.size() <= n) return s;
   std::size_t cut = n;
@@ -160,7 +166,8 @@ ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& p
         if (!ids.count(id))
           throw InputError(f + ": [[check]] #" + std::to_string(c.index) + " ref '" + id +
                            "' is not an item of " + file.string());
-        index.checks[id].push_back({s.name, c.index, c.claim, c.profiles, c.substitute});
+        index.checks[id].push_back({s.name, c.index, c.claim, c.profiles, c.substitute, c.known_failure,
+                                    c.counterfactual, c.counterfactual_why});
       }
     }
   }
@@ -282,7 +289,8 @@ std::string item_counts(const std::vector<ItemStatus>& statuses) {
 }
 
 std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::string>& columns,
-                            const std::vector<std::vector<ItemStatus>>& statuses) {
+                            const std::vector<std::vector<ItemStatus>>& statuses,
+                            const std::vector<CounterfactualResult>& counterfactuals) {
   std::ostringstream md;
   md << "# Claims of " << index.citation << "\n\n"
      << "Every numbered result and figure of the paper, the checks that test it and its status in each\n"
@@ -309,10 +317,71 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
           checks += " (" + p + ")";
         }
         if (!r.substitute.empty()) checks += " (substitute)";
+        if (!r.counterfactual.empty()) checks += " (rejects " + join_text(r.counterfactual) + ")";
       }
     md << " " << markdown_cell(checks.empty() ? "-" : checks) << " |\n";
   }
+  // Every check with a counterfactual once, in file order.
+  std::map<std::pair<std::string, std::size_t>, const CheckRef*> with_cf;
+  for (const auto& [id, refs] : index.checks)
+    for (const auto& r : refs)
+      if (!r.counterfactual.empty()) with_cf.emplace(std::pair(r.sweep, r.index), &r);
+  if (!with_cf.empty()) {
+    md << "\n## Wrong models the checks reject\n\n"
+       << "Each check counted as evidence is run again on a model without the mechanism its claim rests on (the\n"
+       << "sweep's quick profile with the overrides below) and must fail there: `scalinglab counterfactuals "
+       << index.paper << "`\n(docs/checks.md). REJECTS: the check failed on the wrong model, as it must.\n\n"
+       << "| check | counterfactual (--set) | why the claim must fail there | measured on it |\n|---|---|---|---|\n";
+    for (const auto& [key, r] : with_cf) {
+      std::string measured = "not run";
+      for (const auto& c : counterfactuals)
+        if (c.sweep == r->sweep && c.index == r->index && c.set == r->counterfactual)
+          measured = !c.error.empty() ? "ERROR: " + c.error
+                                      : std::string(c.rejected ? "REJECTS: " : "ACCEPTS: ") + shorten(c.measured, 160);
+      md << "| " << markdown_cell(r->name()) << " | " << markdown_cell(join_text(r->counterfactual)) << " | "
+         << markdown_cell(r->counterfactual_why) << " | " << markdown_cell(measured) << " |\n";
+    }
+  }
   return md.str();
+}
+
+std::vector<CounterfactualResult> counterfactuals_from_markdown(const std::string& md) {
+  std::istringstream in(md);
+  std::string line;
+  bool in_table = false;
+  std::vector<CounterfactualResult> out;
+  while (std::getline(in, line)) {
+    if (line.rfind("| check | counterfactual", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table || line.rfind("|---", 0) == 0) continue;
+    if (line.rfind("| ", 0) != 0) break;
+    const auto cells = split_row(line);
+    if (cells.size() < 4) continue;
+    const auto hash = cells[0].rfind(" #");
+    const std::string& measured = cells[3];
+    const bool rejects = measured.rfind("REJECTS: ", 0) == 0, accepts = measured.rfind("ACCEPTS: ", 0) == 0;
+    if (hash == std::string::npos || (!rejects && !accepts)) continue;
+    CounterfactualResult r;
+    r.sweep = cells[0].substr(0, hash);
+    try {
+      r.index = std::stoul(cells[0].substr(hash + 2));
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (std::size_t at = 0; at <= cells[1].size();) {  // "a=1, b=2"
+      const auto comma = cells[1].find(", ", at);
+      r.set.push_back(cells[1].substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 2;
+    }
+    r.why = cells[2];
+    r.rejected = rejects;
+    r.measured = measured.substr(9);
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 std::vector<ItemStatus> column_from_markdown(const std::string& md, const ClaimsIndex& index, const std::string& column,

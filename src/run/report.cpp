@@ -280,24 +280,30 @@ std::string find_experiments_dir(const std::string& hint) {
   return "experiments";
 }
 
-ReproduceOutcome reproduce(const ReproduceOptions& options) {
-  const fs::path experiments = find_experiments_dir(options.experiments_dir);
+std::string paper_folder(const std::string& experiments_dir, const std::string& paper, const std::string& profile) {
+  const fs::path experiments = experiments_dir;
   if (!fs::is_directory(experiments))
     throw InputError("experiments folder not found: " + experiments.string() + " (give it with --experiments DIR)");
-  if (!options.profile.empty() && !is_plain_name(options.profile))
-    throw InputError("--profile '" + options.profile + "': not a profile name");
-  if (!is_plain_name(options.paper))
-    throw InputError("paper '" + options.paper + "': a paper is named by its folder under " + experiments.string() +
+  if (!profile.empty() && !is_plain_name(profile))
+    throw InputError("--profile '" + profile + "': not a profile name");
+  if (!is_plain_name(paper))
+    throw InputError("paper '" + paper + "': a paper is named by its folder under " + experiments.string() +
                      " (a plain name such as cabannes2023)");
-  const fs::path paper_dir = experiments / options.paper;
+  const fs::path paper_dir = experiments / paper;
   if (!fs::is_directory(paper_dir)) {
     std::string known;
     for (const auto& p : subdirectories(experiments)) known += (known.empty() ? "" : ", ") + p;
-    throw InputError("unknown paper '" + options.paper + "' (available in " + experiments.string() + ": " +
+    throw InputError("unknown paper '" + paper + "' (available in " + experiments.string() + ": " +
                      (known.empty() ? "none" : known) + ")");
   }
+  if (paper_sweep_files(paper_dir.string()).empty()) throw InputError("no *.toml sweep files in " + paper_dir.string());
+  return paper_dir.string();
+}
+
+ReproduceOutcome reproduce(const ReproduceOptions& options) {
+  const fs::path experiments = find_experiments_dir(options.experiments_dir);
+  const fs::path paper_dir = paper_folder(experiments.string(), options.paper, options.profile);
   const auto files = paper_sweep_files(paper_dir.string());
-  if (files.empty()) throw InputError("no *.toml sweep files in " + paper_dir.string());
 
   std::vector<SweepReport> reports;
   for (const auto& f : files) reports.push_back({load_sweep(f, options.profile), {}, 0, ""});

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
 
 namespace scalinglab {
@@ -13,7 +14,7 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
   const std::string name = "[[check]] #" + std::to_string(index + 1);
   const auto& t = table(n, name);
   const Keys kinds = {"slope", "below", "above", "ordered", "reaches", "optimum"};
-  Keys allowed = {"claim", "profiles", "known_failure", "ref", "substitute"};
+  Keys allowed = {"claim", "profiles", "known_failure", "ref", "substitute", "counterfactual"};
   allowed.insert(allowed.end(), kinds.begin(), kinds.end());
   allow_keys(t, allowed, name);
   CheckSpec c;
@@ -34,6 +35,7 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
     for (const auto& id : c.refs)
       if (id.empty()) fail(rv, name + " ref: an empty item name");
   }
+  if (auto cv = t.get("counterfactual")) counterfactual(cv, name, c);
   if (auto pv = t.get("profiles")) {
     const auto* list = pv->as_array();
     if (!list || list->empty()) fail(pv, name + " profiles: a non-empty list of profile names, e.g. [\"quick\"]");
@@ -118,6 +120,36 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
     if (!c.before && !c.after) fail(kn, key + ": needs before or after (or both: a window)");
   }
   return c;
+}
+
+void SweepReader::counterfactual(const toml::node* n, const std::string& name, CheckSpec& c) const {
+  const std::string key = name + " counterfactual";
+  const auto& t = table(n, key);
+  allow_keys(t, {"set", "why"}, key);
+  if (!t.contains("set") || !t.contains("why"))
+    fail(n, key + ": needs set (\"name=value\" or a list of them, as --set) and why (the mechanism it breaks)");
+  auto add = [&](const toml::node* e) {
+    const std::string kv = string(e, key + " set");
+    std::pair<std::string, std::string> assignment;
+    try {
+      assignment = split_assignment(kv);
+    } catch (const InputError& err) {
+      fail(e, key + " set: " + err.what());
+    }
+    if (assignment.first == "runs" || assignment.first == "seed" || assignment.first == "part")
+      fail(e, key + " set: '" + assignment.first + "' does not change the model; set one of its parameters");
+    param(e, assignment.first, key + " set");
+    c.counterfactual.push_back(kv);
+  };
+  const toml::node* sv = t.get("set");
+  if (const auto* list = sv->as_array()) {
+    if (list->empty()) fail(sv, key + " set: a non-empty list");
+    for (const auto& e : *list) add(&e);
+  } else {
+    add(sv);
+  }
+  c.counterfactual_why = string(t.get("why"), key + " why");
+  if (c.counterfactual_why.empty()) fail(t.get("why"), key + " why: say which mechanism of the claim it breaks");
 }
 
 void SweepReader::checks(const toml::node* n, const std::string& profile, Sweep& s) const {

@@ -95,6 +95,8 @@ class SweepReader {
 
   // ---- [[check]] (sweep_checks.cpp) ----
   CheckSpec check(const toml::node* n, std::size_t index) const;
+  // A check's `counterfactual` table: the --set overrides (checked against the measure) and why.
+  void counterfactual(const toml::node* n, const std::string& name, CheckSpec& c) const;
   // Every [[check]] into all_checks; those applying under `profile` also into checks.
   void checks(const toml::node* n, const std::string& profile, Sweep& s) const;
 

@@ -511,3 +511,24 @@ TEST(SweepParts, TheoryPartsAreTheDeterministicOnesUnlessTheFileSays) {
 
 }  // namespace
 }  // namespace scalinglab
+
+TEST(SweepFile, ACheckNamesTheWrongModelItMustReject) {
+  const std::string check = "[[check]]\nclaim = \"c\"\nslope = { x = \"d\", y = \"value\", expect = -1, tol = 0.1 }\n";
+  const Sweep s = parse(std::string(kHead) + "[grid]\nd = [8, 16]\n" + check +
+                        "counterfactual = { set = \"x=3\", why = \"breaks it\" }\n" + check +
+                        "counterfactual = { set = [\"x=3\", \"scheme=b\"], why = \"both\" }\n" + check);
+  ASSERT_EQ(s.checks.size(), 3u);
+  EXPECT_EQ(s.checks[0].counterfactual, std::vector<std::string>{"x=3"});
+  EXPECT_EQ(s.checks[0].counterfactual_why, "breaks it");
+  EXPECT_EQ(s.checks[1].counterfactual, (std::vector<std::string>{"x=3", "scheme=b"}));
+  EXPECT_TRUE(s.checks[2].counterfactual.empty());
+  const std::string head = std::string(kHead) + check;
+  expect_error(head + "counterfactual = \"x=3\"\n", {"[[check]] #1 counterfactual", "expected a table"});
+  expect_error(head + "counterfactual = { set = \"x=3\" }\n", {"counterfactual", "needs set", "why"});
+  expect_error(head + "counterfactual = { set = \"x=3\", why = \"\" }\n", {"counterfactual why"});
+  expect_error(head + "counterfactual = { set = \"nope=3\", why = \"w\" }\n", {"counterfactual set", "unknown parameter 'nope'"});
+  expect_error(head + "counterfactual = { set = \"x\", why = \"w\" }\n", {"counterfactual set", "NAME=VALUE"});
+  expect_error(head + "counterfactual = { set = \"runs=3\", why = \"w\" }\n", {"counterfactual set", "does not change the model"});
+  expect_error(head + "counterfactual = { set = [], why = \"w\" }\n", {"counterfactual set", "non-empty"});
+  expect_error(head + "counterfactual = { set = \"x=3\", why = \"w\", extra = 1 }\n", {"unknown key 'extra'"});
+}

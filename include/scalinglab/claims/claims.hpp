@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scalinglab/claims/check.hpp"
+#include "scalinglab/claims/counterfactual.hpp"
 
 namespace scalinglab {
 
@@ -25,6 +26,9 @@ struct CheckRef {
   std::string claim;
   std::vector<std::string> profiles;  // as in the file (empty: every profile)
   std::string substitute;
+  std::string known_failure;
+  std::vector<std::string> counterfactual;  // the --set overrides of the wrong model it must reject
+  std::string counterfactual_why;
   std::string name() const { return sweep + " #" + std::to_string(index); }
 };
 
@@ -67,9 +71,15 @@ std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_result
 std::string item_counts(const std::vector<ItemStatus>& statuses);
 
 // CLAIMS.md: one row per item with its status in each run (column label -> statuses; a run not given
-// is "not run").
+// is "not run"), then one row per check that declares a counterfactual: its overrides, why, and what
+// the check measured on it (from `counterfactuals`; "not run" when absent).
 std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::string>& columns,
-                            const std::vector<std::vector<ItemStatus>>& statuses);
+                            const std::vector<std::vector<ItemStatus>>& statuses,
+                            const std::vector<CounterfactualResult>& counterfactuals = {});
+
+// The counterfactual results an existing CLAIMS.md shows (its "measured on it" column), to keep them
+// when the table is regenerated without a counterfactuals run.
+std::vector<CounterfactualResult> counterfactuals_from_markdown(const std::string& md);
 
 // The statuses of one column of an existing CLAIMS.md, matched to the index's items by id (an item
 // the file lacks gets `fallback`'s status). Keeps a column of a run not repeated when regenerating.

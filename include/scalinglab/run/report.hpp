@@ -25,6 +25,11 @@ struct ReproduceOutcome {
 // Locates experiments/ (working directory, then the source tree the binary was built from).
 std::string find_experiments_dir(const std::string& hint = "");
 
+// The folder of a paper's sweeps, experiments/PAPER; InputError for a missing experiments folder, a
+// paper or profile that is not a plain name, an unknown paper (listing the known ones) or a folder
+// without sweep files.
+std::string paper_folder(const std::string& experiments_dir, const std::string& paper, const std::string& profile);
+
 ReproduceOutcome reproduce(const ReproduceOptions& options);
 
 // report.html inlines a figure of `bytes` (true, adding it to `inlined`) when it is small and the

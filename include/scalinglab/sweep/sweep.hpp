@@ -87,6 +87,11 @@ struct CheckSpec {
   // never counted as reproducing the item.
   std::string substitute;
   std::size_t index = 0;  // 1-based position among the file's [[check]] tables (before profile filtering)
+  // A wrong model the check must reject (`counterfactual = { set = "scheme=q1", why = "..." }`): --set
+  // overrides that break the mechanism the claim rests on, and why. `scalinglab counterfactuals` runs
+  // the sweep with them and requires the check to FAIL; a check counted as evidence needs one.
+  std::vector<std::string> counterfactual;  // "name=value", as --set
+  std::string counterfactual_why;
   std::string kind;
   std::string x, y;
   std::map<std::string, std::string> where;

@@ -1,0 +1,31 @@
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "scalinglab/run/counterfactuals.hpp"
+
+namespace scalinglab::cli {
+
+void add_counterfactuals(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "counterfactuals",
+      "Run each claim of a paper on a wrong model: every check counted as evidence declares a\n"
+      "counterfactual (--set overrides breaking the mechanism the claim rests on, docs/checks.md); the\n"
+      "sweep is run again with them and the check must FAIL there. Writes OUT/counterfactuals.json.\n"
+      "Exit 0 when every check rejects its counterfactual and none lacks one, 1 otherwise.");
+  auto o = std::make_shared<CounterfactualOptions>();
+  cmd->add_option("paper", o->paper, "paper folder under experiments/, e.g. cabannes2023")->required();
+  cmd->add_option("--profile", o->profile, "sweep profile the counterfactuals run at")->capture_default_str();
+  cmd->add_option("--out", o->out_dir, "output folder (default: results/PAPER-PROFILE-counterfactuals)");
+  cmd->add_option("--only", o->only, "only these sweeps (file stems, e.g. fig1-left)");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(threads_range());
+  cmd->add_flag("--resume", o->resume, "keep finished tasks of an earlier run into the same folder");
+  cmd->add_flag("--quiet", o->quiet, "no progress bars (the results are still printed)");
+  cmd->add_option("--experiments", o->experiments_dir,
+                  "experiments folder (default: ./experiments, else the source tree's)");
+  cmd->callback([&action, o] {
+    action = [o] { return run_counterfactuals(*o).ok() ? 0 : 1; };
+  });
+}
+
+}  // namespace scalinglab::cli
