@@ -147,11 +147,13 @@ void check_slope(const Context& c, CheckResult& r) {
   const std::string excluded =
       nonpositive ? fmt::format(" ({} point{} with {} <= 0 excluded)", nonpositive, nonpositive > 1 ? "s" : "", c.spec.y) : "";
   if (points == 0) {
+    r.judged = false;
     r.measured = c.empty_message();
     return;
   }
   const LineFit fit = fit_line(lx, ly);
   if (std::isnan(fit.slope)) {
+    r.judged = false;
     r.measured = fmt::format("only {} usable point{} with distinct finite {} > 0{}", lx.size(),
                              lx.size() == 1 ? "" : "s", c.spec.x, excluded);
     return;
@@ -168,6 +170,7 @@ void check_bound(const Context& c, CheckResult& r, bool below) {
   const Expression bound(c.spec.bound);
   const auto points = c.select();
   if (points.empty()) {
+    r.judged = false;
     r.measured = c.empty_message();
     return;
   }
@@ -260,6 +263,7 @@ void check_ordered(const Context& c, CheckResult& r) {
     it->second.push_back(&p);
   }
   if (points.empty()) {
+    r.judged = false;
     r.measured = c.empty_message();
     return;
   }
@@ -304,6 +308,7 @@ void check_ordered(const Context& c, CheckResult& r) {
   }
   const std::string skip_text = skipped ? fmt::format(", {} skipped (a series missing)", skipped) : "";
   if (checked == 0) {
+    r.judged = false;
     r.measured = fmt::format("no {} value where every series of {} is present", c.spec.x, c.spec.series);
     return;
   }
@@ -326,6 +331,7 @@ void check_reaches(const Context& c, CheckResult& r) {
 
   auto points = c.select();
   if (points.empty()) {
+    r.judged = false;
     r.measured = c.empty_message();
     return;
   }
@@ -379,11 +385,13 @@ void check_optimum(const Context& c, CheckResult& r) {
     list += (list.empty() || list.back() == ' ' ? "" : ", ") + c.spec.series + "=" + num(s) + ": " + num(x_star);
   }
   if (curves.empty()) {
+    r.judged = false;
     r.measured = c.empty_message();
     return;
   }
   const LineFit fit = fit_line(ls, lx);
   if (std::isnan(fit.slope)) {
+    r.judged = false;
     r.measured = "fewer than two series values with an optimum (" + list + ")";
     return;
   }
@@ -411,6 +419,7 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
     else throw InputError("unknown check kind '" + spec.kind + "'");
   } catch (const std::exception& e) {
     r.passed = false;
+    r.judged = false;
     r.measured = std::string("cannot evaluate: ") + e.what();
   }
   return r;

@@ -159,6 +159,10 @@ ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& p
     const Sweep s = load_sweep(f);
     for (const auto& c : s.all_checks) {
       const std::string name = s.name + " #" + std::to_string(c.index);
+      if (c.substitute.empty() && c.known_failure.empty() && c.counterfactual.empty())
+        throw InputError(f + ": [[check]] #" + std::to_string(c.index) +
+                         " counts as evidence but names no counterfactual (the wrong model it must reject: "
+                         "counterfactual = { set = \"k=v\", why = \"...\" }, docs/checks.md)");
       if (c.refs.empty())
         throw InputError(f + ": [[check]] #" + std::to_string(c.index) +
                          " has no ref (the item of claims.toml it tests, e.g. ref = \"Fig. 4\")");

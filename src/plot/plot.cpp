@@ -198,6 +198,8 @@ std::vector<Curve> data_curves(const PlotSpec& plot, const Table& table, Dropped
       c.dashed = theory || dashed_metric;
       if (!plot.dashed.empty() && !plot.series.empty() && row.params.has(plot.series))
         c.colour_key = row.params.entry(plot.series).text;  // a dashed metric: its series' colour
+      else if (!plot.dashed.empty() && plot.series.empty() && part.empty())
+        c.colour_key = "|";  // one series: a dashed metric in the colour of the solid one
       else  // theory: the colour of the simulation of the same metric and series value
         c.colour_key = metric + "|" + (plot.series == "part" ? "" : value);
       curves.push_back(std::move(c));
@@ -446,6 +448,12 @@ bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const Dropped&
     return false;
   }
   clip_bands(curves, plot.logy);
+  for (const auto& [from, to] : plot.legend) {  // the file's own legend texts, shown literally
+    bool used = false;
+    for (auto& c : curves)
+      if (c.label == from) c.label = to, used = true;
+    if (!used) plot_warning("plot " + name + ": [plot] legend: no curve is labelled '" + from + "'");
+  }
   for (const auto& ref : plot.references) {
     try {
       if (auto c = reference_curve(ref, plot, candidates, lo, hi)) curves.push_back(std::move(*c));

@@ -118,6 +118,9 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
                                      [&](const CheckResult& x) { return x.index == c->index; });
         if (it == ran.checks.end()) {
           r.error = "the check does not apply to the counterfactual sweep";
+        } else if (!it->judged) {
+          r.error = "the counterfactual leaves the check nothing to judge (" + it->measured +
+                    "): a --set of a parameter its where or x selects";
         } else {
           r.rejected = !it->passed;
           r.measured = it->measured;

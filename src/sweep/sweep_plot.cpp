@@ -24,7 +24,7 @@ std::string user_markup(const std::string& text) {
 PlotSpec SweepReader::plot(const toml::node* n) const {
   const auto& t = table(n, "[plot]");
   allow_keys(t, {"kind", "matrix", "rows", "cols", "columns", "points", "classes", "centers", "x", "y", "dashed", "series",
-                 "log", "title", "xlabel", "ylabel", "band", "where", "reference"},
+                 "log", "title", "xlabel", "ylabel", "band", "where", "reference", "legend"},
              "[plot]");
   PlotSpec p;
   if (auto v = t.get("kind")) {
@@ -93,6 +93,8 @@ PlotSpec SweepReader::plot(const toml::node* n) const {
     if (p.band != "std" && p.band != "sem" && p.band != "none") fail(v, "[plot] band: expected std, sem or none");
   }
   if (auto v = t.get("where")) p.where = where(v, "[plot]");
+  if (auto v = t.get("legend"))
+    for (const auto& [from, to] : ordered(table(v, "[plot] legend"))) p.legend[from] = string(to, "[plot] legend." + from);
   if (auto v = t.get("reference")) {
     auto ref = [&](const toml::node* e) {
       ReferenceCurve r;
@@ -117,7 +119,7 @@ PlotSpec SweepReader::plot(const toml::node* n) const {
 PlotSpec SweepReader::heatmap(const toml::node* n, const toml::table& t, PlotSpec p) const {
   for (const char* key : {"matrix", "rows", "cols"})
     if (!t.contains(key)) fail(n, std::string("[plot] heatmap: needs ") + key);
-  for (const char* key : {"x", "y", "dashed", "series", "log", "band", "reference", "points", "classes", "centers"})
+  for (const char* key : {"x", "y", "dashed", "series", "log", "band", "reference", "legend", "points", "classes", "centers"})
     if (t.contains(key)) fail(t.get(key), std::string("[plot] heatmap: '") + key + "' does not apply to heat maps");
   p.matrix = string(t.get("matrix"), "[plot] matrix");
   bool is_series = false;
@@ -130,7 +132,7 @@ PlotSpec SweepReader::heatmap(const toml::node* n, const toml::table& t, PlotSpe
 
 PlotSpec SweepReader::scatter(const toml::node* n, const toml::table& t, PlotSpec p) const {
   if (!t.contains("points")) fail(n, "[plot] scatter: needs points (a series metric holding n x 2 values)");
-  for (const char* key : {"x", "y", "dashed", "series", "log", "band", "reference", "matrix", "rows", "cols"})
+  for (const char* key : {"x", "y", "dashed", "series", "log", "band", "reference", "legend", "matrix", "rows", "cols"})
     if (t.contains(key)) fail(t.get(key), std::string("[plot] scatter: '") + key + "' does not apply to scatter plots");
   p.points = series_metric(t.get("points"), "[plot] points");
   if (t.contains("classes")) p.classes = series_metric(t.get("classes"), "[plot] classes");

@@ -33,6 +33,7 @@ reduced = "still small"
 claim = "slope"
 ref = "Prop. 3"
 slope = { x = "d", y = "error", expect = -1, tol = 0.2 }
+counterfactual = { set = "scheme=rho", why = "no threshold" }
 [[check]]
 claim = "another setting"
 ref = ["Prop. 3", "Fig. 1"]
@@ -169,6 +170,20 @@ TEST_F(ClaimsTest, InconsistentIndexesAreRefused) {
                   "below = { x = \"d\", y = \"error\", bound = \"1\" }\n");
   write("claims.toml", "paper = \"A\"\n[[item]]\nid = \"Prop. 3\"\nclaim = \"x\"\n[[item]]\nid = \"Fig. 1\"\nclaim = \"y\"\n");
   EXPECT_THROW(load_claims(dir_.string(), "p"), InputError);
+  // A check counted as evidence (no substitute, no known failure) without a counterfactual; a known
+  // failure or a substitute needs none.
+  write("v.toml", "measure = \"memory.error\"\n[grid]\nd = [8]\n[[check]]\nclaim = \"c\"\nref = \"Fig. 1\"\n"
+                  "below = { x = \"d\", y = \"error\", bound = \"1\" }\n");
+  try {
+    load_claims(dir_.string(), "p");
+    ADD_FAILURE() << "a check without counterfactual was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v.toml: [[check]] #1 counts as evidence but names no counterfactual"),
+              std::string::npos) << e.what();
+  }
+  write("v.toml", "measure = \"memory.error\"\n[grid]\nd = [8]\n[[check]]\nclaim = \"c\"\nref = \"Fig. 1\"\n"
+                  "known_failure = \"measured 2\"\nbelow = { x = \"d\", y = \"error\", bound = \"1\" }\n");
+  EXPECT_NO_THROW(load_claims(dir_.string(), "p"));
 }
 
 // The papers' own indexes: consistent with their sweep files, and CLAIMS.md lists the same items and

@@ -215,6 +215,33 @@ TEST_F(PlotTest, NoBandAndNoSeries) {
   EXPECT_NE(gp.find("title 'error'"), std::string::npos) << gp;
 }
 
+TEST_F(PlotTest, ADashedMetricOfASingleSeriesPairsWithTheSolidOneAndTheLegendCanBeRenamed) {
+  HandTable h = table;  // a second metric, the first one's "approximation"
+  h.table.metric_names.push_back("approx");
+  for (auto& row : h.table.rows) {
+    row.mean.push_back(1.2 * row.mean[0]);
+    row.std.push_back(0);
+    row.sem.push_back(0);
+  }
+  spec.series.clear();
+  spec.references.clear();
+  spec.where = {{"T", "100"}};
+  spec.more_y = {"approx"};
+  spec.dashed = {"approx"};
+  spec.legend = {{"error", "SGD"}, {"approx", "approximation (20)"}, {"nope", "unused"}};
+  ::testing::internal::CaptureStderr();
+  draw_plot(spec, h.table, dir.string(), "paired", "");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string gp = slurp(dir / "paired.gp");
+  const std::string solid = plot_item(gp, "SGD"), dashed = plot_item(gp, "approximation (20)");
+  ASSERT_FALSE(solid.empty()) << gp;
+  ASSERT_FALSE(dashed.empty()) << gp;
+  EXPECT_EQ(colour_in(solid), colour_in(dashed)) << gp;
+  EXPECT_NE(dashed.find("dt 2"), std::string::npos) << dashed;
+  EXPECT_EQ(gp.find("title 'error'"), std::string::npos) << gp;
+  EXPECT_NE(err.find("[plot] legend: no curve is labelled 'nope'"), std::string::npos) << err;
+}
+
 TEST_F(PlotTest, SeriesOverAFormulaIsOneCurvePerFormula) {
   HandTable h;
   for (int d : {16, 64, 256}) {

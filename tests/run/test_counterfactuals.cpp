@@ -90,6 +90,14 @@ TEST_F(CounterfactualsTest, EachCheckMeetsItsWrongModel) {
   EXPECT_TRUE(back[0].rejected);
   EXPECT_FALSE(back[1].rejected);
 
+  // The ledger refuses a check counted as evidence without a wrong model; marked as a known failure,
+  // #3 needs none.
+  EXPECT_THROW(load_claims(options.experiments_dir, "tiny"), InputError);
+  std::string fixed = kSweep;
+  fixed.replace(fixed.find("claim = \"no wrong model given\""), 30,
+                "claim = \"no wrong model given\"\nknown_failure = \"measured x\"");
+  std::ofstream(root / "experiments" / "tiny" / "prop1.toml") << fixed;
+
   // CLAIMS.md names each check's wrong model and what the check measured on it; the table read back
   // from the file gives the same verdicts.
   const ClaimsIndex index = load_claims(options.experiments_dir, "tiny");
@@ -110,6 +118,32 @@ TEST_F(CounterfactualsTest, EachCheckMeetsItsWrongModel) {
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(run_counterfactuals(options).rejected(), 1u);
   ::testing::internal::GetCapturedStdout();
+}
+
+// A --set of the parameter a check's where selects empties the check: that is no rejection.
+TEST_F(CounterfactualsTest, ACounterfactualThatLeavesNothingToJudgeIsAnError) {
+  std::ofstream(root / "experiments" / "tiny" / "prop1.toml") << R"toml(measure = "memory.infinite_memory_error"
+[params]
+N = 10000
+[grid]
+alpha = [2.0, 3.0]
+T = "logspace(100, 10000, 5)"
+[[check]]
+claim = "the rate at alpha = 2"
+ref = "Prop. 1"
+slope = { x = "T", y = "error", where = { alpha = 2 }, expect = -0.5, tol = 0.05 }
+counterfactual = { set = "alpha=3", why = "removes the selected rows" }
+)toml";
+  ::testing::internal::CaptureStdout();
+  const CounterfactualOutcome r = run_counterfactuals(options);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_FALSE(r.results[0].rejected);
+  EXPECT_NE(r.results[0].error.find("nothing to judge (no rows selected by where {alpha=2}"), std::string::npos)
+      << r.results[0].error;
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(out.find("ERROR    prop1 #1 with alpha=3: the counterfactual leaves the check nothing to judge"),
+            std::string::npos) << out;
 }
 
 TEST_F(CounterfactualsTest, BadInputIsRefusedBeforeAnythingRuns) {

@@ -532,3 +532,13 @@ TEST(SweepFile, ACheckNamesTheWrongModelItMustReject) {
   expect_error(head + "counterfactual = { set = [], why = \"w\" }\n", {"counterfactual set", "non-empty"});
   expect_error(head + "counterfactual = { set = \"x=3\", why = \"w\", extra = 1 }\n", {"unknown key 'extra'"});
 }
+
+TEST(SweepFile, PlotLegendRenamesCurves) {
+  const Sweep s = parse(std::string(kHead) + "[grid]\nd = [8, 16]\n[plot]\nx = \"d\"\ny = \"value\"\n"
+                        "legend = { value = \"mean of U/N\" }\n");
+  ASSERT_TRUE(s.plot);
+  EXPECT_EQ(s.plot->legend.at("value"), "mean of U/N");
+  expect_error(std::string(kHead) + "[plot]\nkind = \"heatmap\"\nmatrix = \"curve\"\nrows = \"N\"\ncols = \"d\"\n"
+               "legend = { a = \"b\" }\n", {"'legend' does not apply to heat maps"});
+  expect_error(std::string(kHead) + "[plot]\nx = \"d\"\ny = \"value\"\nlegend = { value = 3 }\n", {"[plot] legend.value", "expected a string"});
+}

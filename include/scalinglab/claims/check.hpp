@@ -24,6 +24,9 @@ struct CheckResult {
   std::string substitute;         // why it tests another setting than the paper's ("": the paper's)
   std::string reduced;            // why the run is smaller than the paper's setting ("": the paper's)
   std::size_t index = 0;          // position of the [[check]] in its file (1-based)
+  // False when the table gave the check nothing to judge (no rows selected, too few points, a name it
+  // lacks): it fails, but says nothing about the claim (a counterfactual that empties it is no test).
+  bool judged = true;
   const char* status() const;  // "PASS", "FAIL" or "KNOWN FAIL"
   // What the result says about the paper's claim: "reproduced" (passed at the paper's setting),
   // "reduced" (passed at a smaller scale), "substitute" (passed in another setting: never counts as

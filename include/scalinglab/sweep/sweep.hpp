@@ -57,6 +57,8 @@ struct PlotSpec {
   // Legend text per series value, instead of "series = value" (filled from the parts' labels
   // when the series is `part`).
   std::map<std::string, std::string> series_labels;
+  // lines and curves: legend texts replacing the lab's own ("q_rho, lr = 10" -> "q_rho, rho = 0.05").
+  std::map<std::string, std::string> legend;
   // Filled from the [[part]] tables when the file is loaded: parts that are theory (drawn dashed,
   // without a band, in the colour of the simulation curve of the same metric and series value),
   // each part's legend label, and the metrics each part's measure has (a part is not drawn for a
