@@ -12,6 +12,7 @@ namespace scalinglab::memory {
 EmbeddingDist parse_embedding_dist(const std::string& name) {
   if (name == "gaussian") return EmbeddingDist::gaussian;
   if (name == "sphere") return EmbeddingDist::sphere;
+  if (name == "correlated") return EmbeddingDist::correlated;
   throw std::invalid_argument("unknown embedding distribution: " + name);
 }
 
@@ -19,24 +20,33 @@ namespace {
 
 enum : uint64_t { kEStream = 1, kUStream = 2 };
 
-void fill_rows(float* out, std::size_t rows, std::size_t d, EmbeddingDist dist, Stream& s) {
-  s.fill_normal(out, rows * d, 1.0f / std::sqrt(static_cast<float>(d)));
-  if (dist == EmbeddingDist::sphere) {
-    Eigen::Map<MatrixRF> m(out, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
-    m.rowwise().normalize();
+// The substream of a matrix's stream holding the direction its rows share (correlated only).
+constexpr uint64_t kCommonDirection = ~uint64_t{0};
+
+// `base`: the stream of the whole matrix, whose kCommonDirection substream gives the shared direction.
+void fill_rows(float* out, std::size_t rows, std::size_t d, EmbeddingDist dist, Stream& s, const Stream& base) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  s.fill_normal(out, rows * d, scale);
+  Eigen::Map<MatrixRF> m(out, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
+  if (dist == EmbeddingDist::sphere) m.rowwise().normalize();
+  if (dist == EmbeddingDist::correlated) {  // (z_x + 3 g) / sqrt(10): any two rows correlate by about 0.9
+    Stream c = base.substream(kCommonDirection);
+    Eigen::RowVectorXf g(static_cast<Eigen::Index>(d));
+    c.fill_normal(g.data(), d, scale);
+    m = (m.rowwise() + 3 * g) / std::sqrt(10.0f);
   }
 }
 
 // Rows [b * kEmbeddingBlock, ...) of E, `rows` of them, into `out`.
 void fill_block(float* out, std::size_t b, std::size_t rows, std::size_t d, EmbeddingDist dist, const Stream& e) {
   Stream block = e.substream(b);
-  fill_rows(out, rows, d, dist, block);
+  fill_rows(out, rows, d, dist, block, e);
 }
 
 void fill_u(MatrixRF& U, std::size_t M, std::size_t d, EmbeddingDist dist, const Stream& s) {
   U.resize(static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(d));
   Stream u = s.substream(kUStream);
-  fill_rows(U.data(), M, d, dist, u);
+  fill_rows(U.data(), M, d, dist, u, u);
 }
 
 // B[f*(x)] += q(x)/qmax e_x for the rows x0.. of a block of E.

@@ -78,13 +78,24 @@ double memory_matrix_bytes(const Params& prm) {
   return 72 * N + error_buffer_bytes(N, M, d, true) + 8 * M * N + series_bytes(prm, M * N);
 }
 
+// A lookup table of the inputs the scheme stores (q(x) != 0): exact on them, a uniform guess among
+// the M classes elsewhere, counted in expectation. The same storage as W_q without its interference.
+double lookup_table_error(const MemoryRun& run) {
+  double unstored = 0;
+  for (std::size_t x = 0; x < run.task.N; ++x)
+    if (run.q[x] == 0) unstored += run.task.p[x];
+  return unstored * (1 - 1 / static_cast<double>(run.task.M));
+}
+
 Record memory_error_run(const Params& prm, Stream& stream) {
   MemoryRun run = draw_memory_run(prm, stream);
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   thread_local ErrorWorkspace ws;
   const bool streamed = static_cast<double>(run.task.N) * static_cast<double>(d) > kMaterialisedEntries;
-  const double error = streamed ? memory_error_streamed(run.task, run.q, d, run.e_dist, run.u_dist, run.embeddings, ws)
-                                : memory_error(run.task, run.q, draw(run, d), ws);
+  const bool table = prm.choice("memory") == "table";
+  const double error = table      ? lookup_table_error(run)
+                       : streamed ? memory_error_streamed(run.task, run.q, d, run.e_dist, run.u_dist, run.embeddings, ws)
+                                  : memory_error(run.task, run.q, draw(run, d), ws);
   std::size_t stored = 0;
   for (double w : run.q) stored += w != 0;
   const Theorem1Bounds b = theorem1_bounds(run.task, run.q, d);
@@ -103,7 +114,8 @@ Record memory_matrix_run(const Params& prm, Stream& stream) {
   MemoryRun run = draw_memory_run(prm, stream);
   ErrorWorkspace ws;
   Record r;
-  r.set("error", memory_error(run.task, run.q, draw(run, static_cast<std::size_t>(prm.integer("d"))), ws));
+  const double error = memory_error(run.task, run.q, draw(run, static_cast<std::size_t>(prm.integer("d"))), ws);
+  r.set("error", prm.choice("memory") == "table" ? lookup_table_error(run) : error);
   std::vector<double> matrix(run.task.M * run.task.N);
   for (std::size_t y = 0; y < run.task.M; ++y)
     for (std::size_t x = 0; x < run.task.N; ++x)
@@ -240,11 +252,19 @@ std::vector<ParamSpec> memory_params() {
   ps.push_back(real_param("rho", "0", "exponent of the frequency in schemes rho and threshold", 0, 10));
   ps.push_back(int_param("P", "d/8", "threshold scheme: number of stored inputs (formula of d, N, ... allowed)", 0, 1e9)
                    .allow_expression());
-  ps.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere"},
-                            "input embeddings: N(0, I/d) or uniform on the unit sphere"));
+  ps.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere", "correlated"},
+                            "input embeddings: N(0, I/d), uniform on the unit sphere, or correlated (N(0, I/d) plus 3 times one "
+                            "N(0, I/d) direction shared by all, over sqrt(10): correlation 0.9, not Theorem 1's independent embeddings)"));
   ps.push_back(choice_param("u_dist", "sphere", {"sphere", "gaussian"},
                             "unembeddings: uniform on the unit sphere or N(0, I/d)"));
   return ps;
+}
+
+ParamSpec memory_kind_param() {
+  return choice_param("memory", "superposed", {"superposed", "table"},
+                      "superposed: W_q read by argmax (the paper's model); table: a lookup table of the stored inputs, "
+                      "exact on them and a uniform guess elsewhere (no interference: a counterfactual)")
+      .same_world_param();  // the same data, labels and draws for both kinds of memory
 }
 
 }  // namespace
@@ -254,7 +274,8 @@ std::vector<ParamSpec> zipf_task_params() {
       int_param("N", "100", "number of input tokens x in [N]", 1, 1e8),
       int_param("M", "5", "number of classes y in [M]", 2, 1e6),
       real_param("alpha", "2", "Zipf exponent: p(x) ~ x^-alpha", 0, 100),
-      choice_param("f", "mod", {"mod", "random"}, "label map f*(x): x mod M, or uniform random in [M]"),
+      choice_param("f", "mod", {"mod", "random", "block"},
+                   "label map f*(x): x mod M, uniform random in [M], or floor(x M / N) (blocks: Zipf-like classes)"),
   };
 }
 
@@ -270,8 +291,11 @@ void register_memory_measures(Registry& r) {
         "frequent inputs (ties to the smaller index). Embeddings e_x ~ N(0, I/d) (or uniform on the sphere),\n"
         "unembeddings u_y uniform on the sphere (or N(0, I/d)). Error = p-mass of inputs whose true class\n"
         "does not have the strictly largest score u_y^T W_q e_x. Each run draws data, labels (f=random) and\n"
-        "embeddings afresh. bound_lower/bound_upper are Theorem 1's (8) and (7) for the run's q.";
+        "embeddings afresh. bound_lower/bound_upper are Theorem 1's (8) and (7) for the run's q.\n"
+        "memory=table replaces W_q by a lookup table of the same stored inputs (exact on them, a uniform guess\n"
+        "elsewhere): the storage without interference, a counterfactual for claims about finite capacity.";
     m.params = memory_params();
+    m.params.push_back(memory_kind_param());
     m.metrics = {{"error", "generalization error (5): p-mass of misclassified inputs"},
                  {"stored", "number of inputs with q(x) != 0"},
                  {"unseen_mass", "p-mass of inputs absent from the sample (0 when T = inf)"},
@@ -290,7 +314,8 @@ void register_memory_measures(Registry& r) {
         "series `matrix` (q rescaled to max 1), and the run's error. Sweeps draw it as heat maps\n"
         "(plot kind = \"heatmap\").";
     m.params = memory_params();
-    m.metrics = {{"error", "generalization error (5) of this run"},
+    m.params.push_back(memory_kind_param());
+    m.metrics = {{"error", "generalization error (5) of this run (memory=table: of the lookup table)"},
                  {"matrix", "scores u_y^T W_q e_x, row-major M x N", true}};
     m.fn = memory_matrix_run;
     m.memory = memory_matrix_bytes;
@@ -398,6 +423,7 @@ void register_memory_measures(Registry& r) {
     m.deterministic = true;
     r.add(std::move(m));
   }
+  register_embedding_measures(r);
 }
 
 }  // namespace scalinglab

@@ -1,5 +1,6 @@
 #include "scalinglab/memory/zipf_task.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "scalinglab/core/zipf.hpp"
@@ -24,6 +25,9 @@ ZipfTask make_zipf_task(std::size_t N, std::size_t M, double alpha, const std::s
   t.label.resize(N);
   if (labels == "mod") {
     for (std::size_t x = 0; x < N; ++x) t.label[x] = static_cast<uint32_t>(x % M);
+  } else if (labels == "block") {  // contiguous blocks of the frequency ranking: p(y) decreases like a Zipf law
+    for (std::size_t x = 0; x < N; ++x)
+      t.label[x] = static_cast<uint32_t>(std::min(M - 1, x * M / N));
   } else if (labels == "random") {
     for (std::size_t x = 0; x < N; ++x) t.label[x] = static_cast<uint32_t>(s.below(M));
   } else {

@@ -19,8 +19,10 @@ namespace scalinglab::memory {
 
 using MatrixRF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// "gaussian": entries N(0, 1/d) (norm ~ 1); "sphere": uniform on the unit sphere.
-enum class EmbeddingDist { gaussian, sphere };
+// "gaussian": entries N(0, 1/d) (norm ~ 1); "sphere": uniform on the unit sphere; "correlated":
+// (z + 3 g) / sqrt(10) with z and one direction g shared by every row both N(0, I/d), so that any two
+// embeddings correlate by about 0.9 (a counterfactual to Theorem 1's independent embeddings).
+enum class EmbeddingDist { gaussian, sphere, correlated };
 EmbeddingDist parse_embedding_dist(const std::string& name);
 
 struct Embeddings {

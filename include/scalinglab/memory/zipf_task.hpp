@@ -18,7 +18,9 @@ struct ZipfTask {
 };
 
 // labels: "mod" gives f*(x) = x mod M (the paper's experiments); "random" draws f*(x) uniformly
-// in [M] from `s` (independently of the embeddings, which use other substreams).
+// in [M] from `s` (independently of the embeddings, which use other substreams); "block" gives
+// f*(x) = floor(x M / N), blocks of N/M consecutive inputs, so that p(y) decays in y like a Zipf law
+// of the same exponent (Proposition 5's classes).
 ZipfTask make_zipf_task(std::size_t N, std::size_t M, double alpha, const std::string& labels, Stream& s);
 
 // The class marginal p(y) = sum_{x: f*(x)=y} p(x); p_* = max_y p(y) appears in Theorem 1.
