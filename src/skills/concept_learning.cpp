@@ -80,7 +80,10 @@ ConceptLearningTheory concept_learning(const ConceptLearning& c) {
   t.threshold = bp_threshold(e);
   t.not_learnt_paper = finite_length_erasure_rate(t.threshold, c.R / c.eps, c.eps, c.beta) / c.eps;
   t.not_learnt_de = de_erasure_rate(e, c.eps) / c.eps;
-  t.not_learnt = std::isnan(t.not_learnt_paper) ? t.not_learnt_de : std::max(t.not_learnt_paper, t.not_learnt_de);
+  if (std::isnan(t.not_learnt_paper))
+    t.not_learnt = t.not_learnt_de;
+  else
+    t.not_learnt = c.printed_rate ? t.not_learnt_paper : std::max(t.not_learnt_paper, t.not_learnt_de);
   t.learnt = c.R * (1 - t.not_learnt);
   t.pe_train = training_error_bound(c.R, c.d_t, t.not_learnt);
   t.excess_entropy = 0.5 * t.pe_train * t.pe_train;

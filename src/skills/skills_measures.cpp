@@ -2,6 +2,7 @@
 // evolution, the paper's mapping and the compute-optimal allocation (Sections 2-3.2, Appendices A-B).
 #include "scalinglab/skills/skills_measures.hpp"
 
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
@@ -34,6 +35,28 @@ double texts_of(const Params& prm, double R, double T) {
 
 // variant = "authors": the computation of the authors' code instead of the paper's (docs/skills.md).
 bool authors_of(const Params& prm) { return prm.choice("variant") == "authors"; }
+
+// rate = "eq24": the erasure rate (24) as printed instead of max((24), density evolution).
+bool printed_rate_of(const Params& prm) { return prm.choice("rate") == "eq24"; }
+
+// The budget C with the learning parameters of the measure (skills.optimum and its users).
+ComputeBudget budget_of(const Params& prm, double C) {
+  return {C,
+          prm.real("varsigma"),
+          prm.real("tau"),
+          prm.real("d_t"),
+          prm.real("eps"),
+          prm.real("beta"),
+          authors_of(prm),
+          printed_rate_of(prm),
+          prm.real("p_edge")};
+}
+
+// The mean text degree at R: d_t, or p_edge R for a dense graph (p_edge > 0).
+double d_t_at(const Params& prm, double R) {
+  const double p = prm.real("p_edge");
+  return p > 0 ? p * R : prm.real("d_t");
+}
 
 void set_threshold(Record& r, const Threshold& t) {
   r.set("found", t.found ? 1.0 : 0.0);
@@ -174,8 +197,8 @@ Record peel_run(const Params& prm, Stream& stream) {
 }
 
 Record learnt_run(const Params& prm, Stream&) {
-  ConceptLearning c{prm.real("R"), texts_of(prm, prm.real("R"), prm.real("T")), prm.real("d_t"), prm.real("eps"),
-                    prm.real("beta"), authors_of(prm)};
+  ConceptLearning c{prm.real("R"), texts_of(prm, prm.real("R"), prm.real("T")), d_t_at(prm, prm.real("R")), prm.real("eps"),
+                    prm.real("beta"), authors_of(prm), printed_rate_of(prm)};
   ConceptLearningTheory t;
   try {
     t = concept_learning(c);
@@ -201,7 +224,7 @@ Record learnt_run(const Params& prm, Stream&) {
   if (C > 0) {
     try {
       const ComputeOptimum o =
-          compute_optimum({C, prm.real("varsigma"), prm.real("tau"), c.d_t, c.eps, c.beta, c.authors});
+          compute_optimum(budget_of(prm, C));
       R_star = o.R, learnt_star = o.theory.learnt;
       eps_at_star = o.theory.threshold.found ? o.theory.threshold.epsilon_star : kNaN;
     } catch (const std::invalid_argument&) {
@@ -215,7 +238,7 @@ Record learnt_run(const Params& prm, Stream&) {
 }
 
 Record optimum_run(const Params& prm, Stream&) {
-  ComputeBudget b{prm.real("C"), prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta"), authors_of(prm)};
+  const ComputeBudget b = budget_of(prm, prm.real("C"));
   ComputeOptimum o;
   try {
     o = compute_optimum(b);
@@ -267,25 +290,34 @@ void task_distribution(const Params& prm, int L, std::vector<double>& q_l, std::
   for (auto m = m_min; m <= m_max; ++m) q_m[static_cast<std::size_t>(m)] = 1.0 / static_cast<double>(m_max - m_min + 1);
 }
 
-// The budgets at which a task's accuracy, at compute-optimal sizes, first reaches rise_from and
-// rise_to (e.g. 0.1 and 0.9): a scan of C over logspace(1e16, 1e32) at 20 points per decade, the
-// crossing interpolated linearly in log10 C. NaN when it is not reached in that range.
-std::pair<double, double> accuracy_rise(const Params& prm, SkillHierarchy h, const std::vector<double>& q_l,
-                                        const std::vector<double>& q_m) {
+// The accuracy of a task along the compute-optimal frontier, scanned over C = logspace(1e16, 1e32)
+// at 20 points per decade: the budgets where it first reaches rise_from and rise_to (e.g. 0.1 and
+// 0.9; the crossing interpolated linearly in log10 C, NaN when not reached in that range), and the
+// decades of compute it spends in each band [0.05, 0.15), ..., [0.85, 0.95) (its plateaus).
+constexpr int kDwellBands = 9;
+// "dwell_40": the band around 0.4.
+std::string dwell_name(int k) { return fmt::format("dwell_{}", 10 * (k + 1)); }
+struct AccuracyScan {
+  double from = kNaN, to = kNaN;
+  std::array<double, kDwellBands> dwell{};  // band k: accuracy in [0.1 (k + 1) - 0.05, 0.1 (k + 1) + 0.05)
+};
+
+AccuracyScan accuracy_scan(const Params& prm, SkillHierarchy h, const std::vector<double>& q_l,
+                           const std::vector<double>& q_m) {
   const double lo = prm.real("rise_from"), hi = prm.real("rise_to");
   if (!(lo < hi)) throw InputError("skills.emergence: rise_from must be < rise_to");
   constexpr int kPerDecade = 20, kFirst = 16, kLast = 32;
-  double from = kNaN, to = kNaN, previous_acc = kNaN, previous_logC = kNaN;
+  AccuracyScan scan;
+  double previous_acc = kNaN, previous_logC = kNaN;
   for (int i = kFirst * kPerDecade; i <= kLast * kPerDecade; ++i) {
     const double logC = static_cast<double>(i) / kPerDecade;
     ComputeOptimum o;
     try {
-      o = compute_optimum({std::pow(10.0, logC), prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"),
-                           prm.real("beta"), authors_of(prm)});
+      o = compute_optimum(budget_of(prm, std::pow(10.0, logC)));
     } catch (const std::invalid_argument&) {
       continue;  // budget too small for an optimum
     }
-    h.R = o.R, h.T = o.T;
+    h.R = o.R, h.T = o.T, h.d_t = d_t_at(prm, o.R);
     const double acc = task_accuracy(skill_levels(h), q_l, q_m);
     auto cross = [&](double level, double& at) {
       if (!std::isnan(at) || acc < level) return;
@@ -293,12 +325,14 @@ std::pair<double, double> accuracy_rise(const Params& prm, SkillHierarchy h, con
                                     : std::pow(10.0, previous_logC + (level - previous_acc) / (acc - previous_acc) *
                                                                          (logC - previous_logC));
     };
-    cross(lo, from);
-    cross(hi, to);
-    if (!std::isnan(to)) break;
+    cross(lo, scan.from);
+    cross(hi, scan.to);
+    const int band = static_cast<int>(std::floor(acc * 10 + 0.5)) - 1;  // nearest 0.1 (k + 1)
+    if (band >= 0 && band < kDwellBands) scan.dwell[static_cast<std::size_t>(band)] += 1.0 / kPerDecade;
+    if (!std::isnan(scan.to) && acc >= 0.95) break;  // past the rise and the last band
     previous_acc = acc, previous_logC = logC;
   }
-  return {from, to};
+  return scan;
 }
 
 Record emergence_run(const Params& prm, Stream&) {
@@ -308,7 +342,7 @@ Record emergence_run(const Params& prm, Stream&) {
   if (C > 0) {  // the compute-optimal (R*, T*) of skills.optimum
     try {
       const ComputeOptimum o =
-          compute_optimum({C, prm.real("varsigma"), prm.real("tau"), prm.real("d_t"), prm.real("eps"), prm.real("beta"), authors_of(prm)});
+          compute_optimum(budget_of(prm, C));
       R = o.R, T = o.T;
     } catch (const std::invalid_argument& e) {
       throw InputError(std::string("skills.emergence: ") + e.what());
@@ -316,7 +350,7 @@ Record emergence_run(const Params& prm, Stream&) {
   }
   const int L = static_cast<int>(prm.integer("L"));
   SkillHierarchy h;
-  h.R = R, h.T = T, h.d_t = prm.real("d_t"), h.S = prm.real("S"), h.L = L;
+  h.R = R, h.T = T, h.d_t = d_t_at(prm, R), h.S = prm.real("S"), h.L = L;
   h.eta = level_formula(prm.choice("eta"), L);
   h.sigma = level_formula(prm.choice("sigma"), L);
   h.monotone_bound = prm.choice("bound") == "monotone";
@@ -352,14 +386,16 @@ Record emergence_run(const Params& prm, Stream&) {
     r.set("level_modes", modes);
   }
   if (prm.flag("rise")) {
-    const auto [from, to] = accuracy_rise(prm, h, q_l, q_m);
-    r.set("C_rise_from", from);
-    r.set("C_rise_to", to);
-    r.set("rise_decades", std::log10(to / from));
+    const AccuracyScan scan = accuracy_scan(prm, h, q_l, q_m);
+    r.set("C_rise_from", scan.from);
+    r.set("C_rise_to", scan.to);
+    r.set("rise_decades", std::log10(scan.to / scan.from));
+    for (int k = 0; k < kDwellBands; ++k) r.set(dwell_name(k), scan.dwell[static_cast<std::size_t>(k)]);
   } else {
     r.set("C_rise_from", kNaN);
     r.set("C_rise_to", kNaN);
     r.set("rise_decades", kNaN);
+    for (int k = 0; k < kDwellBands; ++k) r.set(dwell_name(k), kNaN);
   }
   r.set("path_mean", R * (R - 1) / 2 * s.p_rr);
   if (one_level) {
@@ -462,7 +498,14 @@ std::vector<ParamSpec> learning_params() {
           real_param("varsigma", "2e5", "parameters per concept: N = varsigma R", 1e-9, 1e30),
           real_param("tau", "8e5", "tokens per text: D = tau T", 1e-9, 1e30),
           choice_param("variant", "paper", {"paper", "authors"},
-                       "paper: eqs. (3)-(4), (23)-(26) as read in docs/skills.md; authors: what the authors' code computes")};
+                       "paper: eqs. (3)-(4), (23)-(26) as read in docs/skills.md; authors: what the authors' code computes"),
+          choice_param("rate", "max", {"max", "eq24"},
+                       "variant=paper: P_b = max((24), density evolution) (docs/skills.md), or eq24: (24) as printed "
+                       "(density evolution where the parent graph has no threshold)"),
+          real_param("p_edge", "0",
+                     "if > 0: a dense concept-text graph, each pair linked with this fixed probability, so texts carry "
+                     "d_t = p_edge R concepts (not the paper's; a counterfactual); 0: the paper's p = d_t/R",
+                     0, 1)};
 }
 
 }  // namespace
@@ -547,7 +590,8 @@ void register_skills_measures(Registry& reg) {
         "infinite-graph value (not_learnt_paper keeps (24) as printed; see docs/skills.md for why); E[R+] = R(1 - P_b/eps);\n"
         "the training-error bound (31) and the excess-entropy bound (8). T may be a formula, e.g. C/(6*varsigma*tau*R) for\n"
         "isoFLOP curves. N = varsigma R, D = tau T. With C > 0 also R* of skills.optimum for that budget, E[R+] and eps* there\n"
-        "(Figure 2's markers). variant=authors computes what the authors' code does instead (docs/skills.md).";
+        "(Figure 2's markers). rate=eq24 takes (24) as printed for P_b instead (density evolution only where there is no\n"
+        "threshold). variant=authors computes what the authors' code does instead (docs/skills.md).";
     m.params = {real_param("R", "3.5e5", "concepts (model size N = varsigma R)", 1, 1e15),
                 real_param("T", "1.75e6", "texts (data D = tau T); formula allowed", 1, 1e18).allow_expression(),
                 real_param("C", "0", "compute budget in FLOPs, for formulas of T and the optimum R* (0: none)", 0, 1e40),
@@ -609,7 +653,8 @@ void register_skills_measures(Registry& reg) {
         "(Figure 4: exp(7*l/L) and log2(l); sigma_1 = 0). With C > 0, (R, T) is skills.optimum's (R*, T*) for that budget.\n"
         "bound=monotone (default) corrects a dip of the bound (32) near eta = n p_rr (docs/skills.md); bound=paper is literal.\n"
         "\"At least eta paths\" is X >= ceil(eta). With rise=true the budget is scanned (1e16..1e32, 20 points per decade) for\n"
-        "where the accuracy first reaches rise_from and rise_to: the width of the emergence, rise_decades.";
+        "where the accuracy first reaches rise_from and rise_to: the width of the emergence, rise_decades; and the decades\n"
+        "it spends in each band of width 0.1 around 0.1, ..., 0.9 (dwell_10 .. dwell_90: a plateau is a long dwell).";
     m.params = {real_param("C", "0", "compute budget in FLOPs: if > 0, R and T are the compute-optimal R*, T*", 0, 1e40),
                 real_param("R", "3.5e5", "concepts (when C = 0)", 2, 1e15),
                 real_param("T", "1.75e6", "texts (when C = 0); formula allowed", 1, 1e18).allow_expression(),
@@ -639,6 +684,15 @@ void register_skills_measures(Registry& reg) {
                  {"C_rise_from", "rise: the budget C where the accuracy (at compute-optimal sizes) first reaches rise_from"},
                  {"C_rise_to", "rise: the budget C where it first reaches rise_to"},
                  {"rise_decades", "rise: log10(C_rise_to / C_rise_from), the width of the emergence in decades of compute"},
+                 {"dwell_10", "rise: decades of compute (scanned at 20 per decade) the accuracy spends in [0.05, 0.15)"},
+                 {"dwell_20", "rise: the same in [0.15, 0.25)"},
+                 {"dwell_30", "rise: the same in [0.25, 0.35)"},
+                 {"dwell_40", "rise: the same in [0.35, 0.45): a plateau at 0.4 is a long dwell"},
+                 {"dwell_50", "rise: the same in [0.45, 0.55)"},
+                 {"dwell_60", "rise: the same in [0.55, 0.65)"},
+                 {"dwell_70", "rise: the same in [0.65, 0.75)"},
+                 {"dwell_80", "rise: the same in [0.75, 0.85)"},
+                 {"dwell_90", "rise: the same in [0.85, 0.95)"},
                  {"level", "levels 0..L", true},
                  {"gamma", "gamma_l, the giant-component fraction of each level", true},
                  {"p", "p_l, the composition probability of each level (NaN at 0)", true},

@@ -92,3 +92,46 @@ TEST(ConceptLearning, AuthorsVariantFollowsTheirSearchWindow) {
   EXPECT_EQ(rich.threshold.epsilon_star, 1.0);
   EXPECT_EQ(rich.learnt, 2400);
 }
+
+TEST(ConceptLearning, PrintedRateIsEq24AloneAndItsOptimumSitsWhereTheThresholdVanishes) {
+  const double R = 3.5e5;
+  for (double ratio : {0.3, 3.0, 4.0, 6.0}) {
+    ConceptLearning c{R, ratio * R, 6, 0.5, 0};
+    const ConceptLearningTheory repaired = concept_learning(c);
+    c.printed_rate = true;
+    const ConceptLearningTheory printed = concept_learning(c);
+    // (24) where the parent graph has a threshold, density evolution where it has none.
+    EXPECT_EQ(printed.not_learnt, printed.threshold.found ? printed.not_learnt_paper : printed.not_learnt_de) << ratio;
+    EXPECT_EQ(std::isnan(printed.not_learnt_paper), !printed.threshold.found) << ratio;
+    EXPECT_LE(printed.not_learnt, repaired.not_learnt) << ratio;
+  }
+  // Past the threshold (T/R = 3, eps* < 0.5) (24) saturates at nu*/eps: far fewer concepts count as
+  // unlearnt than density evolution leaves.
+  const ConceptLearningTheory past = concept_learning({R, 3 * R, 6, 0.5, 0, false, true});
+  EXPECT_LT(past.not_learnt, past.not_learnt_de - 0.1);
+  // The printed rate's optimum: at the last T/R with a threshold (about 0.45), every budget, and the
+  // optimiser never lands past the jump to density evolution's value (it returns the best point seen).
+  for (double C : {1e21, 3.1622776601683792e23, 5.76e23, 3.1622776601683796e24}) {
+    ComputeBudget b;
+    b.C = C, b.printed_rate = true;
+    const ComputeOptimum o = compute_optimum(b);
+    EXPECT_NEAR(o.T / o.R, 0.45, 0.01) << C;
+    EXPECT_TRUE(o.theory.threshold.found) << C;
+    EXPECT_GT(1 - o.theory.not_learnt, 0.8) << C;
+    EXPECT_GE(o.theory.learnt, isoflop_point(b, o.R * 1.001).learnt) << C;
+  }
+}
+
+TEST(ComputeOptimal, DenseGraphsHaveTextsOfPEdgeRConcepts) {
+  // p_edge > 0: every concept-text pair is an edge with probability p_edge, so d_t = p_edge R.
+  ComputeBudget b;
+  b.C = 1e22, b.p_edge = 1e-5;
+  const double Cp = b.C / (6 * b.varsigma * b.tau);
+  for (double R : {2e4, 1e5, 6e5}) {
+    const ConceptLearningTheory dense = isoflop_point(b, R);
+    const ConceptLearningTheory direct = concept_learning({R, Cp / R, 1e-5 * R, 0.5, 0});
+    EXPECT_EQ(dense.learnt, direct.learnt) << R;
+    EXPECT_EQ(dense.pe_train, direct.pe_train) << R;
+  }
+  EXPECT_GT(compute_optimum(b).theory.learnt, 0);
+}

@@ -162,6 +162,16 @@ TEST(EmergenceMeasure, TaskShapeRiseWidthAndNoDuplicateNames) {
   auto acc_at = [&](double C) { return run_measure("skills.emergence", with({{"C", fmt::format("{:.17g}", C)}})).get("accuracy"); };
   EXPECT_LT(acc_at(from / 1.13), 0.1);  // 1.13: a grid step of the scan (20 per decade)
   EXPECT_GT(acc_at(to * 1.13), 0.9);
+  // dwell_10 .. dwell_90: the scan's budgets (C = 10^(i/20)) counted per accuracy band, here
+  // recounted from the accuracy at each budget of the rise (outside it, below 0.05 or above 0.95).
+  std::vector<double> dwell(9, 0.0);
+  for (int i = static_cast<int>(std::floor(20 * std::log10(from))) - 4; i <= 20 * std::log10(to) + 4; ++i) {
+    const double acc = acc_at(std::pow(10.0, i / 20.0));
+    for (int k = 0; k < 9; ++k)
+      if (acc >= 0.1 * (k + 1) - 0.05 && acc < 0.1 * (k + 1) + 0.05) dwell[static_cast<std::size_t>(k)] += 0.05;
+  }
+  EXPECT_LT(acc_at(std::pow(10.0, (std::floor(20 * std::log10(from)) - 4) / 20)), 0.05);
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(rise.get(fmt::format("dwell_{}", 10 * (k + 1))), dwell[static_cast<std::size_t>(k)], 1e-12) << k;
   // skills.learnt's marker: E[R+] at R* is the largest E[R+] along the isoFLOP curve.
   const std::map<std::string, std::string> iso = {{"C", "1e22"}, {"T", "C/(6*varsigma*tau*R)"}};
   auto learnt_at = [&](double R) {

@@ -12,6 +12,8 @@ struct ComputeBudget {
   double varsigma = 2e5, tau = 8e5;  // parameters per concept, tokens per text (Figure 3)
   double d_t = 6, eps = 0.5, beta = 0;
   bool authors = false;  // the authors' code: their E[R+], and R searched in [0.2, 0.6] sqrt(C')
+  bool printed_rate = false;  // E[R+] with (24) as printed (ConceptLearning::printed_rate)
+  double p_edge = 0;  // if > 0: a dense graph, every pair an edge with probability p_edge (d_t = p_edge R)
 };
 
 struct ComputeOptimum {

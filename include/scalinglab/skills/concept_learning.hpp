@@ -17,7 +17,8 @@
 // eps* < eps (T/R ~ 0.7-1 at Chinchilla's budget, E[R+] = R (1 - nu*/eps) with most concepts in
 // fact not learnt). We take P_b = max((24), the density-evolution value): the waterfall below the
 // threshold, the asymptotic rate above it (and alone when there is no threshold). not_learnt_paper
-// keeps (24) as printed.
+// keeps (24) as printed; printed_rate = true makes (24) the rate itself (density evolution only
+// where the parent graph has no threshold, so (24) has nothing to expand around).
 #include "scalinglab/skills/density_evolution.hpp"
 
 namespace scalinglab::skills {
@@ -27,11 +28,12 @@ struct ConceptLearning {
   double eps = 0.5;   // erasure fraction of the parent graph (the paper: 0.5)
   double beta = 0.0;  // optional shift term of the finite-length approximation
   bool authors = false;  // the authors' code instead of the paper (authors_concept_learning)
+  bool printed_rate = false;  // P_b = (24) as printed instead of max((24), density evolution)
 };
 
 struct ConceptLearningTheory {
   Threshold threshold;       // of the parent ensemble
-  double not_learnt = 0;        // P_b / eps with P_b = max((24), density evolution), eq. (3)
+  double not_learnt = 0;        // P_b / eps with P_b = max((24), density evolution) (or (24)), eq. (3)
   double learnt = 0;            // E[R+] = R (1 - not_learnt), eq. (4)
   double not_learnt_paper = 0;  // (24) / eps as printed (NaN without a threshold)
   double not_learnt_de = 0;     // eps L(1 - rho(1 - x(eps))) / eps on the parent: the infinite-graph value
