@@ -29,9 +29,11 @@ MinimisedBound theorem41_minimised(double d, double K, double n, double T, bool 
   return m;
 }
 
-double corollary42(double d, double K, double n, double T) {
+double corollary42(double d, double K, double n, double T, double power) {
   if (!(n >= 3 && K >= 2 && T >= 1 && d >= 1)) throw std::invalid_argument("Corollary 4.2 needs n >= 3, K >= 2, T >= 1, d >= 1");
-  return d * K * std::log1p(n / K) * (1 + std::log(36 * T * K) + (2 / d) * std::log(2 * n)) / (2 * T) + 3 * K / n;
+  if (!(power > 0)) throw std::invalid_argument("the misspecification power must be > 0");
+  const double misspecification = power == 1 ? 3 * K / n : 3 * K / std::pow(n, power);
+  return d * K * std::log1p(n / K) * (1 + std::log(36 * T * K) + (2 / d) * std::log(2 * n)) / (2 * T) + misspecification;
 }
 
 double frontier_rhs(double d, double K, double n, double C) {
@@ -67,13 +69,13 @@ double increasing_root(F f, double C, double lo, double hi) {
 }
 }  // namespace
 
-ComputeOptimalWidth compute_optimal_width(double d, double K, double C) {
+ComputeOptimalWidth compute_optimal_width(double d, double K, double C, double power) {
   if (!(d >= 1 && K >= 2)) throw std::invalid_argument("Corollary 4.2 needs d >= 1, K >= 2");
   if (!(C / d >= 3 * 1.0001)) throw std::invalid_argument("compute budget too small: need C > 3 d (n >= 3, T >= 1)");
   const double lo = std::log(3.0), hi = std::log(C / d);  // T = C/(d n) >= 1
   auto bound = [&](double logn) {
     const double n = std::max(3.0, std::exp(logn));  // exp(log 3) may round below 3
-    return corollary42(d, K, n, std::max(1.0, C / (d * n)));
+    return corollary42(d, K, n, std::max(1.0, C / (d * n)), power);
   };
   constexpr int kScan = 200;
   int best = 0;
@@ -89,7 +91,7 @@ ComputeOptimalWidth compute_optimal_width(double d, double K, double C) {
   o.bound = r.second;
   // Brent's method stays strictly inside its bracket: an optimum at an end of [3, C/d] is taken there.
   for (double end : {3.0, C / d}) {
-    const double v = corollary42(d, K, end, std::max(1.0, C / (d * end)));
+    const double v = corollary42(d, K, end, std::max(1.0, C / (d * end)), power);
     if (v < o.bound) o.bound = v, o.n = end;
   }
   o.T = C / (d * o.n);
@@ -106,8 +108,9 @@ ComputeOptimalWidth compute_optimal_width(double d, double K, double C) {
   return o;
 }
 
-double frontier_local_slope(double d, double K, double C, double h) {
-  const ComputeOptimalWidth lo = compute_optimal_width(d, K, C * std::exp(-h)), hi = compute_optimal_width(d, K, C * std::exp(h));
+double frontier_local_slope(double d, double K, double C, double h, double power) {
+  const ComputeOptimalWidth lo = compute_optimal_width(d, K, C * std::exp(-h), power),
+                            hi = compute_optimal_width(d, K, C * std::exp(h), power);
   return std::log(hi.n / lo.n) / std::log(hi.T / lo.T);
 }
 

@@ -41,16 +41,17 @@ Record bound_run(const Params& prm, Stream&) {
 }
 
 Record optimum_run(const Params& prm, Stream&) {
+  const double power = prm.real("misspecification_power");
   ComputeOptimalWidth o;
   try {
-    o = compute_optimal_width(prm.real("d"), prm.real("K"), prm.real("C"));
+    o = compute_optimal_width(prm.real("d"), prm.real("K"), prm.real("C"), power);
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("teacher.optimum: ") + e.what());
   }
   Record r;
   double slope = NAN;
   try {
-    slope = frontier_local_slope(prm.real("d"), prm.real("K"), prm.real("C"));
+    slope = frontier_local_slope(prm.real("d"), prm.real("K"), prm.real("C"), 0.05, power);
   } catch (const std::invalid_argument&) {  // C e^{-h} below the smallest budget: no local slope
   }
   r.set("n_star", o.n);
@@ -83,7 +84,10 @@ Record moments_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double K = prm.real("K");
   Stream teacher_stream = stream.substream(0), x_stream = stream.substream(1), draw_stream = stream.substream(2);
-  const ReluTeacher f = sample_teacher(d, K, teacher_stream, prm.real("tol"));
+  TeacherOptions options;
+  options.dp_factor = prm.real("dp_factor");
+  options.sign_p = prm.real("sign_p");
+  const ReluTeacher f = sample_teacher(d, K, teacher_stream, prm.real("tol"), options);
   const auto samples = static_cast<std::size_t>(prm.integer("samples"));
   std::vector<double> x(d);
   double sum = 0, sum_sq = 0;
@@ -144,9 +148,16 @@ Record misspecification_run(const Params& prm, Stream& stream) {
   const auto n = static_cast<std::size_t>(n_real);
   Stream teacher_stream = stream.substream(0), x_stream = stream.substream(1), draw_stream = stream.substream(2);
   const ReluTeacher f = sample_teacher(d, K, teacher_stream, prm.real("tol"));
-  const ConstrainedPredictor exact = sample_predictor(f, n, draw_stream);
+  const std::string& q = prm.choice("quantiser");
+  const Quantiser quantiser = q == "atom" ? Quantiser::atom : q == "nearest" ? Quantiser::nearest : Quantiser::draw;
+  const Sampling sampling = prm.choice("sampling") == "uniform" ? Sampling::uniform : Sampling::theta;
+  // Draws of one atom share its quantised point unless each draw is quantised on its own: then one
+  // entry per atom, weighted by its count, computes the same function at the cost of the teacher.
+  const bool merge = prm.flag("merge_draws");
+  if (merge && quantiser == Quantiser::draw) throw InputError("teacher.misspecification: merge_draws needs one quantised point per atom, not quantiser = draw");
+  const ConstrainedPredictor exact = sample_predictor(f, n, draw_stream, merge, sampling);
   ConstrainedPredictor quantised = exact;
-  quantise(quantised, eps, draw_stream, prm.choice("quantiser") == "atom");
+  quantise(quantised, eps, draw_stream, quantiser);
   const auto samples = static_cast<std::size_t>(prm.integer("samples"));
   std::vector<double> x(d);
   double mse0 = 0, mse = 0, mseq = 0, kl = 0, kl0 = 0;
@@ -177,7 +188,8 @@ Record misspecification_run(const Params& prm, Stream& stream) {
 }
 
 // Bytes of one teacher.misspecification run: the teacher, the alias table, and the exact and
-// quantised predictors' n atoms each.
+// quantised predictors' entries: n, or with merge_draws at most one per teacher atom (and a count
+// per atom).
 double misspecification_bytes(const Params& prm) {
   const double d = prm.real("d"), K = prm.real("K"), tol = prm.real("tol");
   double n = prm.real("n");
@@ -185,7 +197,8 @@ double misspecification_bytes(const Params& prm) {
     n = misspecification_setting(prm).first;
   } catch (const InputError&) {  // reported when the run starts
   }
-  return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + 2 * n * (8 * d + 12) + 16 * d;
+  const double entries = prm.flag("merge_draws") ? std::min(n, teacher_atoms(K, tol)) : n;
+  return teacher_bytes(d, K, tol) + alias_bytes(K, tol) + 8 * teacher_atoms(K, tol) + 2 * entries * (8 * d + 12) + 16 * d;
 }
 
 // F at the rows of X (m x d), by one product with the atoms: sqrt(K+1) ReLU(X atoms^T) (sign theta-bar).
@@ -194,7 +207,7 @@ Eigen::VectorXd teacher_outputs(const ReluTeacher& f, const Eigen::MatrixXd& X) 
   const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> atoms(f.atoms.data(), A, d);
   Eigen::VectorXd coef(A);
   for (Eigen::Index k = 0; k < A; ++k)
-    coef[k] = std::sqrt(f.K + 1) * f.sign[static_cast<std::size_t>(k)] * f.weight[static_cast<std::size_t>(k)];
+    coef[k] = f.scale * f.sign[static_cast<std::size_t>(k)] * f.weight[static_cast<std::size_t>(k)];
   Eigen::VectorXd out(X.rows());
   constexpr Eigen::Index kBlock = 256;  // bounded memory, reused: blocks of 256 inputs
   Eigen::MatrixXd Z;
@@ -370,11 +383,14 @@ void register_teacher_measures(Registry& reg) {
         "goes to a last atom), signs +-1, F(x) = sqrt(K+1) sum_w theta_w ReLU(w^T x), X ~ N(0, I_d). Per run: the means of\n"
         "F(X) and F(X)^2 over `samples` inputs (the paper: E[F] = 0, E[F^2] = 1/2 over teacher and X), sum_w theta-bar_w^2\n"
         "(expectation 1/(K+1)), and the distinct atoms among `draws` i.i.d. draws from theta-bar (expectation\n"
-        "sum_{i<draws} K/(K+i)).";
+        "sum_{i<draws} K/(K+i)). Counterfactual teachers: dp_factor != 1 draws theta-bar from DP(dp_factor K) but keeps\n"
+        "the scale sqrt(K+1) (E[F^2] = (K+1)/(2(dp_factor K + 1))); sign_p != 1/2 biases the signs (E[F] != 0).";
     m.params = model_params();
     m.params.push_back(int_param("samples", "10000", "inputs X per run", 1, 1e10));
     m.params.push_back(int_param("draws", "1000", "draws from theta-bar for the distinct-atom count", 1, 1e9));
     m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation: mass left unbroken", 1e-300, 0.5));
+    m.params.push_back(real_param("dp_factor", "1", "the Dirichlet process's concentration is dp_factor K, F's scale stays sqrt(K+1) (1: the paper)", 1e-3, 1e3));
+    m.params.push_back(real_param("sign_p", "0.5", "probability that theta_w = +theta-bar_w (0.5: the paper)", 0, 1));
     m.metrics = {{"mean", "mean of F(X) over the inputs"},
                  {"second_moment", "mean of F(X)^2 over the inputs"},
                  {"atoms", "atoms of the truncated teacher"},
@@ -390,9 +406,10 @@ void register_teacher_measures(Registry& reg) {
     m.name = "teacher.misspecification";
     m.summary = "misspecification error of the width-n predictor F~_{n,eps} (Sec. 4.2) against Lemmas A.2-A.5";
     m.details =
-        "One teacher, n atoms drawn i.i.d. from Categorical(theta-bar), F~_{n,0} and its eps-quantisation F~_{n,eps} (each\n"
-        "teacher atom moved to one point of the sphere at distance eps in a random direction, shared by its draws; see\n"
-        "docs/teacher.md). With C > 0: n = n*(C), eps = Corollary 4.2's radius (the compute frontier). Monte-Carlo over\n"
+        "One teacher, n atoms drawn i.i.d. from Categorical(theta-bar), F~_{n,0} and its eps-quantisation F~_{n,eps}: each\n"
+        "teacher atom moved to its nearest point of the cubic lattice of spacing 2 eps/sqrt(d), an eps-cover (nearest), or\n"
+        "to a point at distance exactly eps in a random direction (atom), shared by its draws; see docs/teacher.md.\n"
+        "With C > 0: n = n*(C), eps = Corollary 4.2's radius (the compute frontier). Monte-Carlo over\n"
         "`samples` inputs: mse_exact = E[(F - F~_{n,0})^2] (Lemma A.2: <= (K+1)/n), mse_quant = E[(F~_{n,0} - F~_{n,eps})^2]\n"
         "(Lemma A.4: <= d(K+1)eps^2/n), mse = E[(F - F~_{n,eps})^2]\n"
         "(A.2 + A.4: <= 2(K+1)(1 + d eps^2)/n), kl = E[KL(Bern(sigmoid F) || Bern(sigmoid F~_{n,eps}))] (Lemma A.5:\n"
@@ -401,8 +418,17 @@ void register_teacher_measures(Registry& reg) {
     m.params.push_back(int_param("n", "100", "width of the predictor (ignored when C > 0)", 1, 1e9));
     m.params.push_back(real_param("eps", "0", "quantisation radius (ignored when C > 0)", 0, 2));
     m.params.push_back(real_param("C", "0", "a FLOP budget: when > 0, n = n*(C) of Corollary 4.2 and eps its proof's radius", 0, 1e30));
-    m.params.push_back(choice_param("quantiser", "atom", {"atom", "draw"},
-                                    "atom: each teacher atom has one quantised point (the paper's cover); draw: one per draw"));
+    m.params.push_back(choice_param("quantiser", "atom", {"atom", "nearest", "draw"},
+                                    "nearest: each teacher atom to its nearest point of an eps-cover (the lattice (2 eps/sqrt(d)) Z^d); "
+                                    "atom: each atom moved by exactly eps, one random point per atom; draw: one per draw"));
+    m.params.push_back(choice_param("sampling", "theta", {"theta", "uniform"},
+                                    "theta: the n atoms drawn from Categorical(theta-bar) (the paper); uniform: uniformly among the "
+                                    "teacher's atoms, ignoring its weights (a counterfactual)")
+                           .same_world_param());
+    m.params.push_back(bool_param("merge_draws", "false",
+                                  "evaluate the draws of one teacher atom as one entry weighted by their count: the same function, "
+                                  "at the cost of the teacher whatever n (not with quantiser = draw)")
+                           .implementation_switch());
     m.params.push_back(int_param("samples", "10000", "inputs X per run", 1, 1e10));
     m.params.push_back(real_param("tol", "1e-9", "stick-breaking truncation", 1e-300, 0.5));
     m.metrics = {{"mse_exact", "E[(F - F~_{n,0})^2] over X"},
@@ -455,9 +481,12 @@ void register_teacher_measures(Registry& reg) {
     m.details =
         "Jeon & Van Roy, Sec. 4.4 and Appendix A.2. n real in [3, C/d], T = C/(d n); a scan of log n, then Brent's method.\n"
         "n_upper and n_lower bracket n* (Theorem 4.3's proof, re-derived, see docs/teacher.md); n_upper_paper = sqrt(3C)/d\n"
-        "and n_lower_paper are the appendix's (not bounds when n* < K, resp. for larger d). parameters_star = d n* against T_star is Figure 1 (right).";
+        "and n_lower_paper are the appendix's (not bounds when n* < K, resp. for larger d). parameters_star = d n* against T_star is Figure 1 (right).\n"
+        "misspecification_power != 1 minimises the bound with 3K/n^power instead of 3K/n (the brackets stay those of power 1).";
     m.params = model_params();
     m.params.push_back(real_param("C", "1e12", "FLOP budget d n T", 1, 1e40));
+    m.params.push_back(real_param("misspecification_power", "1",
+                                  "the misspecification term is 3K/n^power (1: Corollary 4.2; other values: counterfactuals)", 0.1, 10));
     m.metrics = {{"n_star", "compute-optimal width"},
                  {"T_star", "compute-optimal number of samples C/(d n*)"},
                  {"parameters_star", "d n*"},

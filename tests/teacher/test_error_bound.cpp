@@ -140,3 +140,25 @@ TEST(ErrorBound, LocalSlopeOfTheFrontier) {
     last = s;
   }
 }
+
+TEST(ErrorBound, MisspecificationPowerSetsTheRate) {
+  // The square-root law follows from the 1/n misspecification term against the estimation term's
+  // n/C: with 3K/n^p the optimum n* grows as C^(1/(1+p)) up to logarithms (a little slower). p = 1 is
+  // the corollary itself.
+  EXPECT_EQ(corollary42(10, 100, 1000, 1e6, 1), corollary42(10, 100, 1000, 1e6));
+  EXPECT_NEAR(corollary42(10, 100, 1000, 1e6, 2) - corollary42(10, 100, 1000, 1e6), 300 / 1e6 - 0.3, 1e-12);
+  EXPECT_EQ(compute_optimal_width(10, 100, 1e12, 1).n, compute_optimal_width(10, 100, 1e12).n);
+  for (double p : {0.5, 1.0, 2.0}) {
+    const double slope = std::log(compute_optimal_width(10, 100, 1e24, p).n / compute_optimal_width(10, 100, 1e16, p).n) / std::log(1e8);
+    EXPECT_LT(slope, 1 / (1 + p)) << p;
+    EXPECT_GT(slope, 1 / (1 + p) - 0.05) << p;
+  }
+  // Through the measure: p = 1/2 puts n* above sqrt(3C)/d and the frontier's local slope above 1.
+  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.optimum");
+  scalinglab::Stream s(1);
+  const auto r = m.fn(scalinglab::resolve_params(m.params, {{"C", "1e16"}, {"misspecification_power", "0.5"}}, "test"), s);
+  EXPECT_GT(r.get("n_star"), r.get("n_upper_paper"));
+  EXPECT_GT(r.get("local_slope"), 1.0);
+  const auto paper = m.fn(scalinglab::resolve_params(m.params, {{"C", "1e16"}}, "test"), s);
+  EXPECT_EQ(paper.get("n_star"), compute_optimal_width(10, 100, 1e16).n);
+}

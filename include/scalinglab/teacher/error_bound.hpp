@@ -28,7 +28,9 @@ struct MinimisedBound {
 // method in log eps (tests compare the two).
 MinimisedBound theorem41_minimised(double d, double K, double n, double T, bool numerical = false);
 
-double corollary42(double d, double K, double n, double T);
+// `power` replaces the misspecification term 3K/n by 3K/n^power: 1 is the paper's; other values are
+// counterfactuals (the exponent the square-root law of Theorem 4.3 follows from).
+double corollary42(double d, double K, double n, double T, double power = 1);
 
 struct ComputeOptimalWidth {
   double n = 0, T = 0;         // n* and T* = C / (d n*)
@@ -49,11 +51,12 @@ double frontier_rhs_upper(double d, double K, double n, double C);
 double frontier_rhs_lower(double d, double K, double n);
 // n real in [3, C / d]; Corollary 4.2 along T = C / (d n), minimised by golden-section search in
 // log n after a scan.
-// Budgets with C/d <= 3 (no width n >= 3 with T >= 1) throw std::invalid_argument.
-ComputeOptimalWidth compute_optimal_width(double d, double K, double C);
+// Budgets with C/d <= 3 (no width n >= 3 with T >= 1) throw std::invalid_argument. With power != 1
+// the optimum is that of the altered bound; the brackets are still those derived for power 1.
+ComputeOptimalWidth compute_optimal_width(double d, double K, double C, double power = 1);
 
 // The local slope d log n* / d log T* of the compute-optimal frontier at C (Figure 1 right: it tends
 // to 1 as C grows), by central differences at C e^{-h} and C e^{h}.
-double frontier_local_slope(double d, double K, double C, double h = 0.05);
+double frontier_local_slope(double d, double K, double C, double h = 0.05, double power = 1);
 
 }  // namespace scalinglab::teacher
