@@ -2,6 +2,7 @@
 // Dirichlet distribution's moments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -288,4 +289,39 @@ TEST(FactorTask, RankOfLogPClosedForms) {
   // No parents: p(y|x) does not depend on x, every centred column is the same: rank 1.
   const FactorTask none({2, 2}, {4}, {{}}, {dirichlet_table(1, 4, s)});
   EXPECT_EQ(none.rank_logp(), 1u);
+}
+
+TEST(FactorTask, RankOfLogPBelowChiBarInTheFiguresWorlds) {
+  // rank log p <= chi_bar holds by construction (Eq. 5, AC); this guards it in the worlds the sweeps
+  // draw (fig4.toml, fig18-left.toml), which therefore carry no [[check]] of it. Quick sizes also
+  // against the brute-force SVD; the paper's sizes through rank_logp alone (N = 4096).
+  struct Case {
+    const char *in, *out;
+    int parents;
+    bool brute;
+  };
+  const Case cases[] = {{"2x8", "8x2", 1, true},  {"2x8", "8x2", 2, true},  {"2x8", "8x2", 3, true},
+                        {"2x8", "8x2", 4, true},  {"2x4", "8x2", 1, true},  {"3x4", "8x2", 1, true},
+                        {"4x4", "8x2", 1, true},  {"5x4", "8x2", 1, true},  {"2x12", "8x4", 1, false},
+                        {"2x12", "8x4", 2, false}, {"2x12", "8x4", 3, false}, {"2x12", "8x4", 4, false},
+                        {"6x4", "8x3", 1, false}, {"7x4", "8x3", 1, false}};
+  uint64_t seed = 4000;
+  for (const auto& c : cases)
+    for (int draw = 0; draw < 4; ++draw) {
+      FactorSpec fs;
+      fs.input = parse_factors(c.in), fs.output = parse_factors(c.out), fs.parents = c.parents;
+      Stream s(seed++);
+      const FactorTask t(fs, s);
+      const std::size_t r = t.rank_logp();
+      EXPECT_LE(static_cast<double>(r), t.chi_bar()) << c.in << " -> " << c.out << " parents " << c.parents;
+      EXPECT_GE(r, 1u);
+      if (c.brute) EXPECT_EQ(r, brute_rank_logp(t)) << c.in << " -> " << c.out << " parents " << c.parents;
+      if (c.parents == 1 && fs.input[0] < fs.output[0]) {
+        // One parent of size p < q_j each: 1 + (p - 1) x (number of distinct parents).
+        std::vector<uint32_t> distinct;
+        for (const auto& I : t.parents())
+          if (std::find(distinct.begin(), distinct.end(), I[0]) == distinct.end()) distinct.push_back(I[0]);
+        EXPECT_EQ(r, 1 + (fs.input[0] - 1) * distinct.size()) << c.in << " -> " << c.out;
+      }
+    }
 }
