@@ -30,10 +30,10 @@ Record coherence_run(const Params& prm, Stream& stream) {
   return r;
 }
 
-// The d x P family and its P x P Gram matrix.
+// The d x P family and its P x P Gram matrix, with the rank update's temporary of the same size.
 double coherence_bytes(const Params& prm) {
   const double d = prm.real("d"), P = prm.real("P");
-  return 8 * (d * P + P * P) + kProductWorkspaceBytes;
+  return 8 * (d * P + 2 * P * P) + kProductWorkspaceBytes;
 }
 
 Record class_embeddings_run(const Params& prm, Stream& stream) {

@@ -202,6 +202,8 @@ const std::vector<Case> kCases = {
     {"memory.train", {"N=2000", "d=1000", "layernorm=true", "T=300"}},          // feature state
     {"memory.train", {"N=1000", "d=200", "M=1000", "batch=inf", "steps=2", "snapshot=1"}},  // population
     {"memory.infinite_memory_error", {"N=20000000"}},
+    {"memory.coherence", {"d=2000", "P=4000"}},
+    {"memory.class_embeddings", {"N=2000000", "M=20000", "f=block", "d=4000", "P=3000"}},
     {"memory.sgd_approx", {"N=2000000", "d=16", "T=100000"}},
     {"memory.sgd_approx_iterates", {"n_max=2000000"}},
     {"memory.sgd_approx_scheme", {"N=1000000", "alpha=1"}},

@@ -96,7 +96,8 @@ TEST_F(ReproduceTest, RunsEverySweepAndWritesTheReport) {
 // With a claims index, the report counts checks by scale and lists the paper's items with their status.
 TEST_F(ReproduceTest, ReportsTheItemsOfTheClaimsIndex) {
   const fs::path dir = root / "experiments" / "tiny";
-  std::ofstream(dir / "a-true.toml") << prop1_sweep(-0.5) << "ref = \"Prop. 1\"\n";
+  std::ofstream(dir / "a-true.toml") << prop1_sweep(-0.5) << "ref = \"Prop. 1\"\n"
+                                    << "counterfactual = { set = \"alpha=3\", why = \"the rate follows alpha\" }\n";
   std::ofstream(dir / "b-false.toml") << prop1_sweep(-1.0) << "ref = \"Fig. 2\"\nsubstitute = \"another T\"\n";
   std::ofstream(dir / "claims.toml") << "paper = \"Tiny (2024)\"\n[[item]]\nid = \"Prop. 1\"\nclaim = \"decay\"\n"
                                         "[[item]]\nid = \"Fig. 2\"\nclaim = \"picture\"\n"
@@ -114,7 +115,7 @@ TEST_F(ReproduceTest, ReportsTheItemsOfTheClaimsIndex) {
   EXPECT_NE(md.find("| Lemma 3 | not checked (no observable) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| **FAIL** | Fig. 2 | (substitute: another T) slope"), std::string::npos) << md;
   const std::string claims = slurp(root / "out" / "claims.md");
-  EXPECT_NE(claims.find("| Prop. 1 | decay | reproduced at the paper's setting | a-true #1 |"), std::string::npos) << claims;
+  EXPECT_NE(claims.find("| Prop. 1 | decay | reproduced at the paper's setting | a-true #1 (rejects alpha=3) |"), std::string::npos) << claims;
 }
 
 TEST_F(ReproduceTest, UnknownPaperListsTheAvailableOnes) {
