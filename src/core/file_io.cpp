@@ -49,6 +49,11 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes, const st
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  // A device, pipe or directory at the target is refused: renaming over /dev/full would replace the
+  // device node itself. A link there is replaced by the new file, never written through.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+    throw InputError("cannot write " + path + ": not a regular file (a directory, device or pipe is in the way)");
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -64,6 +69,8 @@ void write_file(const std::string& path, const std::string& text) {
     }
     done += static_cast<std::size_t>(n);
   }
+  // The data reach the disk before the name does: after a crash the file is the old one or the new.
+  if (!err && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
   // The error is read right after the call that failed: close() may report a delayed ENOSPC.
   if (::close(fd) != 0 && !err) err = errno;
   if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;

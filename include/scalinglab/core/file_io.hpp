@@ -13,8 +13,10 @@ namespace scalinglab {
 // regular file, larger than `max_bytes`, or unreadable.
 std::string read_file(const std::string& path, std::uint64_t max_bytes, const std::string& what = "file");
 
-// Replaces `path` with `text` (temporary + rename). InputError with the system's reason on failure;
-// nothing is left behind but the old file.
+// Replaces `path` with `text` (temporary + fsync + rename). InputError with the system's reason on
+// failure (a full disk, EFBIG past a file-size limit); nothing is left behind but the old file. A
+// symbolic link at `path` is replaced, never written through; a directory, device or pipe there is
+// refused.
 void write_file(const std::string& path, const std::string& text);
 
 // A sentence for an errno value: strerror's text in lower case ("no space left on device").
