@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/run/runner.hpp"
 
@@ -70,13 +71,9 @@ int run_program(const std::vector<std::string>& argv, std::string& out) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-void write_script(const fs::path& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot write " + path.string());
-  f << text;
-  f.close();
-  fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
-}
+// Through the one writer: atomic, errno-checked (a full disk is an error, not an empty script), and a
+// planted link at the path is replaced, never written through or chmodded.
+void write_script(const fs::path& path, const std::string& text) { write_file(path.string(), text, 0755); }
 
 }  // namespace
 
@@ -115,7 +112,12 @@ void add_slurm(CLI::App& app, Action& action) {
       require_known_profile(sweep, o->profile);
       const fs::path sweep_path = fs::absolute(o->file), out = fs::absolute(o->out);
       const fs::path dir = out / "slurm";
-      fs::create_directories(dir);
+      std::error_code ec;
+      if (fs::is_symlink(dir, ec))  // scripts written there would land wherever the link points
+        throw InputError(dir.string() + " is a symbolic link; choose another --out");
+      fs::create_directories(dir, ec);
+      if (ec || !fs::is_directory(fs::symlink_status(dir, ec)))
+        throw InputError("cannot create " + dir.string() + ": " + (ec ? ec.message() : "not a directory"));
       const std::string bin = exe_path();
       const std::string name = std::regex_replace(sweep.name, std::regex("[^A-Za-z0-9_.-]"), "_");
       auto header = [&](const std::string& job, const std::string& log) {

@@ -1,4 +1,5 @@
 // scalinglab: the command line. Errors are caught here once: bad input exits 2, failures 1.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -11,6 +12,9 @@
 #include "scalinglab/lab/limits.hpp"
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported like a full disk, instead of
+  // the process ending silently by SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "scalinglab: a laboratory for the theory of neural scaling laws.\n"
       "Measures (world.name) are functions of typed parameters; sweeps (TOML) run them over grids;\n"

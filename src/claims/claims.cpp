@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
@@ -256,12 +257,13 @@ std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_result
     any = true;
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(read_file(file.string(), 64 << 20, "checks file"));
+      j = parse_json(read_file(file.string(), 64 << 20, "checks file"), file.string());
     } catch (const nlohmann::json::exception& e) {
-      throw InputError(file.string() + ": not a checks file (" + e.what() + ")");
+      throw InputError(file.string() + ": not a checks file (" + json_error_text(e) + ")");
     }
     if (!j.is_array()) throw InputError(file.string() + ": not a checks file (expected a list)");
     auto& list = out[stem];
+    try {
     for (const auto& c : j) {
       CheckResult r;
       r.claim = c.value("claim", "");
@@ -275,6 +277,9 @@ std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_result
       r.index = c.value("index", std::size_t{0});
       if (c.contains("ref")) r.refs = c.at("ref").get<std::vector<std::string>>();
       list.push_back(std::move(r));
+    }
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(file.string() + ": not a checks file (" + json_error_text(e) + ")");
     }
   }
   if (!any) return std::nullopt;

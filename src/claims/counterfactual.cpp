@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/file_io.hpp"
 
 namespace fs = std::filesystem;
@@ -47,7 +48,7 @@ CounterfactualResult CounterfactualResult::from_json(const nlohmann::json& j) {
     r.error = j.value("error", "");
     return r;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(std::string("not a counterfactual result: ") + e.what());
+    throw InputError("not a counterfactual result: " + json_error_text(e));
   }
 }
 
@@ -57,9 +58,9 @@ std::vector<CounterfactualResult> read_counterfactuals(const std::string& dir) {
   if (!fs::is_regular_file(file, ec)) return {};
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(file.string(), 64 << 20, "counterfactuals file"));
+    j = parse_json(read_file(file.string(), 64 << 20, "counterfactuals file"), file.string());
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(file.string() + ": not a counterfactuals file (" + e.what() + ")");
+    throw InputError(file.string() + ": not a counterfactuals file (" + json_error_text(e) + ")");
   }
   if (!j.is_array()) throw InputError(file.string() + ": not a counterfactuals file (expected a list)");
   std::vector<CounterfactualResult> out;

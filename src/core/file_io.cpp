@@ -48,7 +48,7 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes, const st
   return text;
 }
 
-void write_file(const std::string& path, const std::string& text) {
+void write_file(const std::string& path, const std::string& text, unsigned mode) {
   // A device, pipe or directory at the target is refused: renaming over /dev/full would replace the
   // device node itself. A link there is replaced by the new file, never written through.
   struct stat st {};
@@ -56,7 +56,7 @@ void write_file(const std::string& path, const std::string& text) {
     throw InputError("cannot write " + path + ": not a regular file (a directory, device or pipe is in the way)");
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) throw InputError("cannot write " + path + ": " + system_error_text(errno));
   int err = 0;
   std::size_t done = 0;
@@ -72,12 +72,30 @@ void write_file(const std::string& path, const std::string& text) {
   // The data reach the disk before the name does: after a crash the file is the old one or the new.
   if (!err && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
   // The error is read right after the call that failed: close() may report a delayed ENOSPC.
+  if (!err && ::fchmod(fd, static_cast<mode_t>(mode)) != 0) err = errno;  // whatever the umask
   if (::close(fd) != 0 && !err) err = errno;
   if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err) {
     ::unlink(tmp.c_str());
     throw InputError("cannot write " + path + ": " + system_error_text(err));
   }
+}
+
+int open_own_file(const std::string& path, int flags, const std::string& what) {
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) throw InputError(path + ": the " + what + " is a symbolic link; it is never written through");
+    throw InputError("cannot open " + path + " (the " + what + "): " + system_error_text(err));
+  }
+  struct stat st {};
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink <= 1;
+  if (!ok) {
+    ::close(fd);
+    throw InputError(path + ": the " + what + " is not a regular file of its own (a device, or a hard link to " +
+                     "another file); it is never written through");
+  }
+  return fd;
 }
 
 }  // namespace scalinglab

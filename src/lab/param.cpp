@@ -232,6 +232,7 @@ double Params::count(const std::string& name) const { return entry(name).number;
 int64_t Params::integer(const std::string& name) const {
   const double v = entry(name).number;
   if (!std::isfinite(v)) throw InputError("parameter " + name + " must be finite here");
+  if (std::abs(v) >= 9.2e18) throw InputError("parameter " + name + " is too large here (" + format_number(v) + ")");
   return static_cast<int64_t>(v);
 }
 const std::string& Params::choice(const std::string& name) const { return entry(name).text; }
@@ -256,6 +257,18 @@ std::string Params::stream_text() const {
   return canonical(skip);
 }
 
+namespace {
+
+// An integral value as JSON: signed within int64, unsigned up to 2^64 (seeds), a float beyond (a
+// finite count such as T = 1e300); a cast out of range would be undefined and print garbage.
+nlohmann::json integral_json(double x) {
+  if (x > -9.2e18 && x < 9.2e18) return static_cast<int64_t>(x);
+  if (x >= 0 && x < 18446744073709551616.0) return static_cast<uint64_t>(x);
+  return x;
+}
+
+}  // namespace
+
 nlohmann::json Params::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& e : entries_) {
@@ -264,10 +277,10 @@ nlohmann::json Params::to_json() const {
       case ParamType::Choice:
       case ParamType::Text: j[s.name] = e.text; break;
       case ParamType::Bool: j[s.name] = e.number != 0; break;
-      case ParamType::Int: j[s.name] = static_cast<int64_t>(e.number); break;
+      case ParamType::Int: j[s.name] = integral_json(e.number); break;
       case ParamType::Count:
         if (std::isinf(e.number)) j[s.name] = "inf";
-        else j[s.name] = static_cast<int64_t>(e.number);
+        else j[s.name] = integral_json(e.number);
         break;
       case ParamType::Real:
         if (std::isinf(e.number)) j[s.name] = e.number > 0 ? "inf" : "-inf";

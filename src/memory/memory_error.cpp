@@ -97,7 +97,10 @@ double memory_error(const ZipfTask& task, const std::vector<double>& q, const Em
   if (emb.E.rows() != N || emb.U.rows() != M || emb.U.cols() != d || static_cast<Eigen::Index>(q.size()) != N)
     throw std::invalid_argument("memory_error: shapes do not match");
   const double qmax = max_weight(q);
-  if (!(qmax > 0)) return 1.0;  // empty memory: every score is 0, a tie everywhere
+  if (!(qmax > 0)) {  // empty memory: every score is 0, a tie everywhere
+    ws.scores.setZero(M, N);
+    return 1.0;
+  }
   ws.B.setZero(M, d);
   accumulate(ws.B, task, q, qmax, emb.E, 0);
   const MatrixRF G = emb.U * emb.U.transpose();  // M x M

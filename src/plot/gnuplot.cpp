@@ -154,6 +154,12 @@ bool run_gnuplot_script(const std::string& out_dir, const std::string& name) {
     return false;
   }
   const fs::path base = fs::path(out_dir) / name;
+  // gnuplot opens its outputs with fopen, which follows links: the previous figures are removed first,
+  // so that a planted `plot.png -> ../elsewhere` is never written through (a new figure replaces them).
+  {
+    std::error_code ec;
+    for (const char* ext : {".svg", ".png", ".pdf"}) fs::remove(base.string() + ext, ec);
+  }
   std::string output;
   const int status = run_in(gnuplot, out_dir, name + ".gp", output);
   auto nonempty = [&](const char* ext) {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/file_io.hpp"
 
 namespace scalinglab {
@@ -44,7 +45,7 @@ std::string errno_text() { return system_error_text(errno); }
 // A line is a task when it parses as one; used for the cut-off last line.
 bool is_task_line(const std::string& line) {
   try {
-    task_from_json(nlohmann::json::parse(line));
+    task_from_json(parse_json(line, "a line"));
     return true;
   } catch (const std::exception&) {
     return false;
@@ -86,7 +87,7 @@ TaskResult task_from_json(const nlohmann::json& j) {
     if (j.contains("seconds")) t.seconds = j.at("seconds").get<double>();
     return t;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(std::string("malformed task result: ") + e.what());
+    throw InputError("malformed task result: " + json_error_text(e));
   } catch (const InputError& e) {
     throw InputError(std::string("malformed task result: ") + e.what());
   }
@@ -107,7 +108,7 @@ std::vector<TaskResult> read_results(const std::string& path) {
     start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      out.push_back(task_from_json(nlohmann::json::parse(line)));
+      out.push_back(task_from_json(parse_json(line, "a task result")));
     } catch (const std::exception& e) {
       if (!complete) break;  // the last line, cut by a kill: that task is simply redone
       throw InputError(path + ":" + std::to_string(line_no) + ": " + e.what());
@@ -117,8 +118,8 @@ std::vector<TaskResult> read_results(const std::string& path) {
 }
 
 ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw InputError("cannot open " + path + " for writing: " + errno_text());
+  // Never through a link or a hard link: a received folder's results.jsonl could point anywhere.
+  fd_ = open_own_file(path, O_RDWR | O_CREAT | O_APPEND, "results file");
   // Repair a tail cut by a kill: drop an incomplete last line, or end a complete one with '\n'.
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || st.st_size == 0) return;

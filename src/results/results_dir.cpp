@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/utf8.hpp"
 
@@ -30,7 +31,7 @@ std::string holder_pid(int fd) {
 
 bool same_file(int fd, const fs::path& path) {
   struct stat a {}, b {};
-  return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  return ::fstat(fd, &a) == 0 && ::lstat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 }  // namespace
@@ -67,16 +68,17 @@ ResultsDir::ResultsDir(const fs::path& dir, Mode mode) : dir_(dir) {
   const fs::path lock = absolute / kLockFile;
   for (int attempt = 0; attempt < 100; ++attempt) {
     int fd = -1;
-    if (mode == Mode::Exclusive) {
-      fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    } else {
-      fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0 && errno == ENOENT) return;  // never written by a run: nothing to wait for
-    }
-    if (fd < 0) {
-      const int err = errno;
+    // The lock file is opened without following a link and only as a regular file of its own: a
+    // received folder could hold `.lock -> ../victim`, which truncating would destroy.
+    try {
+      if (mode == Mode::Shared) {
+        struct stat st {};
+        if (::lstat(lock.c_str(), &st) != 0 && errno == ENOENT) return;  // never written by a run: nothing to wait for
+      }
+      fd = open_own_file(lock.string(), mode == Mode::Exclusive ? O_RDWR | O_CREAT : O_RDONLY, "lock file");
+    } catch (const InputError&) {
       release();
-      throw InputError("cannot lock " + lock.string() + ": " + system_error_text(err));
+      throw;
     }
     if (::flock(fd, (mode == Mode::Exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
       const int err = errno;
@@ -137,10 +139,10 @@ void ResultsDir::check_owner(const std::string& sweep_name, const std::string& m
   if (fs::exists(run_json, ec)) {
     std::string name, theirs;
     try {
-      const auto j = nlohmann::json::parse(read_file(run_json.string(), kMaxSweepFileBytes, "run.json"));
+      const auto j = parse_json(read_file(run_json.string(), kMaxSweepFileBytes, "run.json"), run_json.string());
       name = j.value("name", "");
       theirs = j.value("measures", "");
-    } catch (const nlohmann::json::exception&) {
+    } catch (const std::exception&) {
       throw InputError(run_json.string() + ": malformed; choose another --out");
     }
     if (name != sweep_name || (!theirs.empty() && theirs != measures))
@@ -150,15 +152,15 @@ void ResultsDir::check_owner(const std::string& sweep_name, const std::string& m
   }
   std::string found;
   for (const char* f : {"results.jsonl", "summary.csv", "sweep.toml", "checks.json", "plot.gp", "plot.dat",
-                        "plot.svg", "plot.png"})
-    if (fs::exists(dir_ / f, ec)) found += (found.empty() ? "" : ", ") + std::string(f);
+                        "plot.svg", "plot.png", "plot.pdf"})
+    if (fs::exists(fs::symlink_status(dir_ / f, ec))) found += (found.empty() ? "" : ", ") + std::string(f);
   if (!found.empty())
     throw InputError(dir_.string() + " holds " + found + " of another run (no run.json): choose another --out");
 }
 
 void ResultsDir::note(const std::string& name) {
   std::error_code ec;
-  if (!fs::exists(dir_ / name, ec)) created_files_.push_back(fs::absolute(dir_ / name, ec));
+  if (!fs::exists(fs::symlink_status(dir_ / name, ec))) created_files_.push_back(fs::absolute(dir_ / name, ec));
 }
 
 void ResultsDir::write(const std::string& name, const std::string& text) {

@@ -4,6 +4,7 @@
 #include "scalinglab/run/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -76,6 +77,19 @@ std::string html_escape(const std::string& s) {
     }
   }
   return out;
+}
+
+// A link to FILE in a sweep's folder: "./" and the folder name percent-encoded, so that no name (a
+// sweep file called "javascript:alert(1).toml") can become a scheme, leave the folder or break the
+// markup. Every byte but the unreserved ones of RFC 3986 is encoded.
+std::string folder_link(const std::string& folder, const std::string& file) {
+  std::string out = "./";
+  static const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : folder) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') out += static_cast<char>(c);
+    else out += std::string("%") + hex[c >> 4] + hex[c & 15];
+  }
+  return out + "/" + file;
 }
 
 std::string read_text(const fs::path& p) {
@@ -175,10 +189,10 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
   for (const auto& r : reports) {
     const std::string stem = r.sweep.name;
     md << "## " << stem << (r.sweep.title.empty() ? "" : ": " + r.sweep.title) << "\n\n"
-       << "`" << r.sweep.measures_text() << "`, " << timing_text(r) << ". Data: [" << stem << "/summary.csv](" << stem
-       << "/summary.csv), sweep file: [" << stem << "/sweep.toml](" << stem << "/sweep.toml).\n\n";
+       << "`" << r.sweep.measures_text() << "`, " << timing_text(r) << ". Data: [" << stem << "/summary.csv](" << folder_link(stem, "summary.csv")
+       << "), sweep file: [" << stem << "/sweep.toml](" << folder_link(stem, "sweep.toml") << ").\n\n";
     if (!r.error.empty()) md << "**ERROR**: " << r.error << "\n\n";
-    if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png")) md << "![" << stem << "](" << stem << "/plot.png)\n\n";
+    if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png")) md << "![" << stem << "](" << folder_link(stem, "plot.png") << ")\n\n";
     if (r.outcome.checks.empty()) continue;
     md << "| | item | claim | measured | expected |\n|---|---|---|---|---|\n";
     for (const auto& c : r.outcome.checks)
@@ -224,7 +238,7 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
     const std::string stem = r.sweep.name;
     h << "<h2>" << html_escape(stem + (r.sweep.title.empty() ? "" : ": " + r.sweep.title)) << "</h2>\n"
       << "<p class=\"meta\">" << html_escape(r.sweep.measures_text()) << ", " << timing_text(r) << ". <a href=\""
-      << html_escape(stem) << "/summary.csv\">summary.csv</a></p>\n";
+      << folder_link(stem, "summary.csv") << "\">summary.csv</a></p>\n";
     if (!r.error.empty()) h << "<p class=\"fail\">ERROR: " << html_escape(r.error) << "</p>\n";
     const fs::path svg = out_dir / stem / "plot.svg";
     if (r.outcome.plotted && fs::exists(svg)) {
@@ -234,11 +248,11 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
       const auto bytes = fs::file_size(svg, ec);
       const bool inline_it = !ec && inline_figure(bytes, inlined);
       const std::string src = inline_it ? "data:image/svg+xml;base64," + base64(read_text(svg))
-                                        : html_escape(stem) + "/plot.svg";
+                                        : folder_link(stem, "plot.svg");
       h << "<figure><img alt=\"" << html_escape(stem) << "\" src=\"" << src << "\"><figcaption>"
-        << "<a href=\"" << html_escape(stem) << "/plot.pdf\">PDF</a> \u00b7 <a href=\"" << html_escape(stem)
-        << "/plot.png\">PNG</a> \u00b7 <a href=\"" << html_escape(stem) << "/plot.svg\">SVG</a> \u00b7 <a href=\""
-        << html_escape(stem) << "/plot.gp\">gnuplot script</a></figcaption></figure>\n";
+        << "<a href=\"" << folder_link(stem, "plot.pdf") << "\">PDF</a> \u00b7 <a href=\"" << folder_link(stem, "plot.png")
+        << "\">PNG</a> \u00b7 <a href=\"" << folder_link(stem, "plot.svg") << "\">SVG</a> \u00b7 <a href=\""
+        << folder_link(stem, "plot.gp") << "\">gnuplot script</a></figcaption></figure>\n";
     }
     if (r.outcome.checks.empty()) continue;
     h << "<table><tr><th></th><th>item</th><th>claim</th><th>measured</th><th>expected</th></tr>\n";

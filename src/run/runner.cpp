@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/progress.hpp"
@@ -306,12 +307,12 @@ RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::s
   SweepOrigin origin;
   std::string name;
   try {
-    const auto j = nlohmann::json::parse(origin_text);
+    const auto j = parse_json(origin_text, (first / "run.json").string());
     origin.profile = j.at("profile").get<std::string>();
     origin.sets = j.at("sets").get<std::vector<std::string>>();
     name = j.value("name", "");
   } catch (const nlohmann::json::exception& e) {
-    throw InputError((first / "run.json").string() + ": malformed: " + e.what());
+    throw InputError((first / "run.json").string() + ": malformed: " + json_error_text(e));
   }
   if (!name.empty() && !is_plain_name(name))
     throw InputError((first / "run.json").string() + ": the sweep name " + nlohmann::json(name).dump() +

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace scalinglab::skills {
 
@@ -60,9 +61,17 @@ SkillLevels skill_levels(const SkillHierarchy& h) {
   s.p.assign(static_cast<std::size_t>(h.L) + 1, std::numeric_limits<double>::quiet_NaN());
   s.gamma[0] = 1.0;
   for (int l = 1; l <= h.L; ++l) {
-    const double sigma = l == 1 ? 0.0 : h.sigma(l);
+    const double sigma = l == 1 ? 0.0 : h.sigma(l), eta = h.eta(l);
+    // Checked here, where the formulas are evaluated: a negative sigma makes gamma^(2 sigma) infinite.
+    if (!(sigma >= 0) || !std::isfinite(sigma))
+      throw std::invalid_argument("sigma_l must be a finite number >= 0 at every level (sigma_" + std::to_string(l) +
+                                  " = " + std::to_string(sigma) + ")");
+    if (!std::isfinite(eta))
+      throw std::invalid_argument("eta_l must be finite at every level (eta_" + std::to_string(l) + " is not)");
     const double p =
-        composition_chernoff_bound(pairs, s.p_rr, h.eta(l), h.monotone_bound) * std::pow(s.gamma[l - 1], 2 * sigma);
+        composition_chernoff_bound(pairs, s.p_rr, eta, h.monotone_bound) * std::pow(s.gamma[l - 1], 2 * sigma);
+    if (!(p >= 0) || !std::isfinite(p))
+      throw std::invalid_argument("the composition probability of level " + std::to_string(l) + " is not a number in [0, inf)");
     s.p[static_cast<std::size_t>(l)] = p;
     s.gamma[static_cast<std::size_t>(l)] = giant_component_fraction(p * h.S);
   }

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <optional>
 #include <sstream>
+#include <unordered_set>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/limits.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
 namespace scalinglab {
@@ -27,15 +29,18 @@ std::vector<std::string> expand_values(const std::string& spec, const ParamSpec&
     throw InputError("'" + spec + "': expected " + s.substr(0, 8) + "(a, b, n) with finite numbers a, b");
   const double a = *v[0], b = *v[1], n = *v[2];
   if (n < 1 || n != std::floor(n) || n > 1e6) throw InputError("'" + spec + "': n must be a positive integer");
+  // One axis cannot have more values than the whole grid may have points: refused before any is made.
+  check_limit(n, limits().max_points, "'" + spec + "'", "values", "--max-points");
   if (log && (a <= 0 || b <= 0)) throw InputError("'" + spec + "': logspace needs a > 0 and b > 0");
   const bool integral = param.type == ParamType::Int || param.type == ParamType::Count;
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;  // rounding duplicates, found in constant time
   for (int i = 0; i < static_cast<int>(n); ++i) {
     const double f = n > 1 ? i / (n - 1) : 0.0;
     double x = i == n - 1 && n > 1 ? b : log ? a * std::pow(b / a, f) : a + (b - a) * f;
     if (integral) x = std::round(x);
     std::string t = canonical_text(param, x);
-    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));  // rounding duplicates
+    if (seen.insert(t).second) out.push_back(std::move(t));
   }
   return out;
 }

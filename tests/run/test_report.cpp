@@ -79,10 +79,10 @@ TEST_F(ReproduceTest, RunsEverySweepAndWritesTheReport) {
   const std::string html = slurp(root / "out" / "report.html");
   if (fs::exists(root / "out" / "a-true" / "plot.svg")) {  // small figures inline, with links to every format
     EXPECT_NE(html.find("<img alt=\"a-true\" src=\"data:image/svg+xml;base64,"), std::string::npos);
-    EXPECT_NE(html.find("<a href=\"a-true/plot.pdf\">PDF</a>"), std::string::npos);
+    EXPECT_NE(html.find("<a href=\"./a-true/plot.pdf\">PDF</a>"), std::string::npos);
   }
   if (fs::exists(root / "out" / "a-true" / "plot.png")) {
-    EXPECT_NE(md.find("![a-true](a-true/plot.png)"), std::string::npos) << md;
+    EXPECT_NE(md.find("![a-true](./a-true/plot.png)"), std::string::npos) << md;
   }
 
   // Running again into the same folder needs --resume (refused before anything runs).
@@ -116,6 +116,22 @@ TEST_F(ReproduceTest, ReportsTheItemsOfTheClaimsIndex) {
   EXPECT_NE(md.find("| **FAIL** | Fig. 2 | (substitute: another T) slope"), std::string::npos) << md;
   const std::string claims = slurp(root / "out" / "claims.md");
   EXPECT_NE(claims.find("| Prop. 1 | decay | reproduced at the paper's setting | a-true #1 (rejects alpha=3) |"), std::string::npos) << claims;
+}
+
+// A sweep's folder name reaches report.html's links percent-encoded after "./": never a scheme.
+TEST_F(ReproduceTest, LinksNeverBecomeASchemeWhateverTheSweepIsCalled) {
+  const fs::path dir = root / "experiments" / "tiny";
+  fs::remove(dir / "b-false.toml");
+  fs::rename(dir / "a-true.toml", dir / "javascript:alert(1).toml");
+  ::testing::internal::CaptureStdout();
+  reproduce(options);
+  ::testing::internal::GetCapturedStdout();
+  const std::string html = slurp(root / "out" / "report.html"), md = slurp(root / "out" / "report.md");
+  EXPECT_EQ(html.find("href=\"javascript"), std::string::npos) << html;
+  EXPECT_EQ(html.find("src=\"javascript"), std::string::npos) << html;
+  EXPECT_NE(html.find("href=\"./javascript%3Aalert%281%29/summary.csv\""), std::string::npos) << html;
+  EXPECT_EQ(md.find("](javascript"), std::string::npos) << md;
+  EXPECT_NE(md.find("](./javascript%3Aalert%281%29/summary.csv)"), std::string::npos) << md;
 }
 
 TEST_F(ReproduceTest, UnknownPaperListsTheAvailableOnes) {

@@ -17,7 +17,13 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes, const st
 // failure (a full disk, EFBIG past a file-size limit); nothing is left behind but the old file. A
 // symbolic link at `path` is replaced, never written through; a directory, device or pipe there is
 // refused.
-void write_file(const std::string& path, const std::string& text);
+void write_file(const std::string& path, const std::string& text, unsigned mode = 0644);
+
+// Opens `path` (open(2) `flags`, O_CREAT allowed) without following a link and only if it is a
+// regular file with no other name (a hard link to a file elsewhere would be written through);
+// InputError naming `what` otherwise. For files kept open and written in place (a lock, an
+// append-only log) in folders whose entries may have been planted.
+int open_own_file(const std::string& path, int flags, const std::string& what);
 
 // A sentence for an errno value: strerror's text in lower case ("no space left on device").
 std::string system_error_text(int err);

@@ -1,0 +1,41 @@
+#include "scalinglab/core/json_input.hpp"
+
+#include "scalinglab/core/error.hpp"
+
+namespace scalinglab {
+
+std::string json_error_text(const nlohmann::json::exception& e) {
+  std::string text = e.what();
+  if (text.rfind("[json.exception.", 0) == 0) {
+    const auto end = text.find("] ");
+    if (end != std::string::npos) text = text.substr(end + 2);
+  }
+  // "parse error at line 1, column 3: syntax error while parsing value - invalid literal; ..." is kept,
+  // lower-cased at its start to read as part of our sentence.
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
+
+namespace {
+
+struct TooDeep {};
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text, const std::string& where) {
+  // The callback sees every value as it starts; refusing at the limit stops the parser before it
+  // builds (or recurses through) anything deeper.
+  const nlohmann::json::parser_callback_t limit = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > kMaxJsonDepth) throw TooDeep{};
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text.begin(), text.end(), limit);
+  } catch (const TooDeep&) {
+    throw InputError(where + ": malformed JSON (nested deeper than " + std::to_string(kMaxJsonDepth) + " levels)");
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where + ": malformed JSON (" + json_error_text(e) + ")");
+  }
+}
+
+}  // namespace scalinglab
