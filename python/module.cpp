@@ -269,11 +269,14 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.doc() = "scalinglab C++ core (use the `scalinglab` package, not this module)";
   mod.attr("__version__") = SCALINGLAB_VERSION;
 
-  // InputError (anything the user can fix) -> ValueError; every other C++ exception -> RuntimeError.
+  // InputError and std::invalid_argument (anything the user can fix) -> ValueError, as the command
+  // line exits 2 on them; every other C++ exception -> RuntimeError.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::invalid_argument& e) {  // a world's own check of its arguments: exit 2 on the command line too
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const py::error_already_set&) {
       throw;
@@ -294,14 +297,15 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("read_results", &read_results_file, "path"_a);
   mod.def(
       "set_limits",
-      [](double points, double tasks, double memory) {
-        if (!(points > 0) || !(tasks > 0) || !(memory >= 0)) throw InputError("limits must be positive");
-        set_limits(Limits{points, tasks, memory});
+      [](double points, double tasks, double memory, double work) {
+        if (!(points > 0) || !(tasks > 0) || !(memory >= 0) || !(work >= 0)) throw InputError("limits must be positive");
+        set_limits(Limits{points, tasks, memory, work});
       },
-      "max_points"_a, "max_tasks"_a, "max_memory"_a);
+      "max_points"_a, "max_tasks"_a, "max_memory"_a, "max_work"_a = 0.0);
   mod.def("get_limits", [] {
     const Limits l = limits();
-    return py::dict("max_points"_a = l.max_points, "max_tasks"_a = l.max_tasks, "max_memory"_a = l.memory_bytes());
+    return py::dict("max_points"_a = l.max_points, "max_tasks"_a = l.max_tasks, "max_memory"_a = l.memory_bytes(),
+                    "max_work"_a = l.max_work);
   });
   mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a);
   mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a);

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-memory", limits.max_memory,
                  "refuse work whose concurrent runs would allocate more bytes (default: 90% of physical memory)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-work", limits.max_work,
+                 "refuse runs estimated to take more elementary operations (default: no limit; docs/reliability.md)")
+      ->check(CLI::PositiveNumber);
   scalinglab::cli::Action action;
   scalinglab::cli::add_list(app, action);
   scalinglab::cli::add_describe(app, action);

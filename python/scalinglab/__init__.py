@@ -209,7 +209,8 @@ def sweep_toml(sweep):
 # CLI options of `run` -> keywords of scalinglab.run, for its messages.
 _RUN_KEYWORDS = {"--resume": "resume=True", "--out": "out=", "--set": "set=", "--profile": "profile=",
                  "--threads": "threads=", "--max-points": "set_limits(max_points=)",
-                 "--max-tasks": "set_limits(max_tasks=)", "--max-memory": "set_limits(max_memory=)"}
+                 "--max-tasks": "set_limits(max_tasks=)", "--max-memory": "set_limits(max_memory=)",
+                 "--max-work": "set_limits(max_work=)"}
 
 
 def _run_terms(message):
@@ -333,13 +334,15 @@ def limits():
     return dict(_core.get_limits())
 
 
-def set_limits(max_points=None, max_tasks=None, max_memory=None):
+def set_limits(max_points=None, max_tasks=None, max_memory=None, max_work=None):
     """Raises (or lowers) the limits for this process; None keeps a limit as it is. A run past a
-    limit raises ValueError at once, before anything is computed."""
+    limit raises ValueError at once, before anything is computed. `max_work`: elementary operations
+    one run may take, by the measures' estimates (0: no limit, the default)."""
     cur = limits()
     _core.set_limits(float(cur["max_points"] if max_points is None else max_points),
                      float(cur["max_tasks"] if max_tasks is None else max_tasks),
-                     float(cur["max_memory"] if max_memory is None else max_memory))
+                     float(cur["max_memory"] if max_memory is None else max_memory),
+                     float(cur.get("max_work", 0) if max_work is None else max_work))
 
 
 def to_pandas(table):

@@ -200,6 +200,25 @@ Record train_run(const Params& prm, Stream& stream) {
   return r;
 }
 
+// Work of one factor.train run: the flops of its training (epochs, or C's epochs, x samples per epoch
+// x flops per sample), as the measure counts them, plus its evaluations on every input.
+double train_work(const Params& prm) {
+  const FactorSpec fs = factor_spec(prm, "factor.train");
+  double N = 1, M = 1;
+  for (uint32_t p : fs.input) N *= p;
+  for (uint32_t q : fs.output) M *= q;
+  TrainSpec ts;
+  ts.setting = parse_setting(prm.choice("setting"));
+  ts.batch = static_cast<std::size_t>(prm.real("batch"));
+  ts.gamma = prm.real("gamma");
+  const double per_sample = flops_per_sample(static_cast<std::size_t>(prm.real("d")), static_cast<std::size_t>(prm.real("h")),
+                                             static_cast<std::size_t>(prm.real("L")), static_cast<std::size_t>(M));
+  const double per_epoch = static_cast<double>(samples_per_epoch(ts, static_cast<std::size_t>(N))) * per_sample;
+  const double C = prm.real("C");
+  const double epochs = C > 0 ? std::max(1.0, C / per_epoch) : prm.real("epochs");
+  return epochs * per_epoch + (prm.real("evals") + 3) * N * per_sample / 3;
+}
+
 // Bytes of one factor.train run: the conditional tables p(y_j | pa_j) and their entropies, per
 // input entropies and row lists, the batch, parameters, gradient and Adam moments (16 bytes per
 // parameter), the per-shard gradients, the embedding's row gradients, and the per-worker
@@ -340,6 +359,7 @@ void register_factor_measures(Registry& reg) {
         p.same_world_param();
     m.fn = train_run;
     m.memory = train_bytes;
+    m.work = train_work;
     reg.add(std::move(m));
   }
 }

@@ -21,6 +21,8 @@ double Limits::memory_bytes() const {
   return pages > 0 && page > 0 ? 0.9 * static_cast<double>(pages) * static_cast<double>(page) : 8e9;
 }
 
+double Limits::work_ops() const { return max_work > 0 ? max_work : INFINITY; }
+
 Limits limits() {
   std::lock_guard<std::mutex> lock(g_mutex);
   return g_limits;

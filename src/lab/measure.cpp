@@ -1,5 +1,7 @@
 #include "scalinglab/lab/measure.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -68,6 +70,15 @@ void check_memory(const Measure& m, const Params& params, int concurrent) {
                    (concurrent > 1 ? " (" + std::to_string(concurrent) + " at once: " + bytes_text(total) + ")" : "") +
                    ", more than the limit of " + bytes_text(limit) +
                    "; reduce the sizes" + (concurrent > 1 ? " or --threads" : "") + ", or raise the limit with --max-memory");
+}
+
+void check_work(const Measure& m, const Params& params) {
+  if (!m.work) return;
+  const double ops = m.work(params), limit = limits().work_ops();
+  if (ops <= limit) return;
+  throw InputError(m.name + " at " + params.canonical() + " takes about " + fmt::format("{:.3g}", ops) +
+                   " operations per run, more than the limit of " + fmt::format("{:.3g}", limit) +
+                   "; reduce the sizes, or raise the limit with --max-work");
 }
 
 std::vector<const Measure*> Registry::all() const {

@@ -129,7 +129,10 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   check_limit(static_cast<double>(points.size()) * static_cast<double>(sweep.runs) / static_cast<double>(shards),
               limits().max_tasks, sweep.path, "tasks (grid points x runs)", "--max-tasks");
   const int threads = resolve_threads(options.threads);
-  for (const auto& p : points) check_memory(*p.measure, p.params, threads);
+  for (const auto& p : points) {
+    check_memory(*p.measure, p.params, threads);
+    check_work(*p.measure, p.params);
+  }
 
   RunOutcome out;
   out.out_dir = options.out_dir.empty() ? "results/" + sweep.name : options.out_dir;

@@ -239,6 +239,31 @@ Stream learner_stream(const Params& prm, const Stream& stream) {
   return Stream(mix64(stream.substream(5).key() ^ stable_hash(text)));
 }
 
+// Work of the teacher measures, in multiply-adds: an evaluation of the teacher costs d per atom, one
+// of a width-n predictor or network d per unit (forward and backward: about 6).
+double moments_work(const Params& prm) {
+  const double d = prm.real("d");
+  return prm.real("samples") * d * (teacher_atoms(prm.real("K") * prm.real("dp_factor"), prm.real("tol")) + 1) +
+         prm.real("draws") * 20;
+}
+
+double misspecification_work(const Params& prm) {
+  const double d = prm.real("d"), atoms = teacher_atoms(prm.real("K"), prm.real("tol"));
+  double n = prm.real("n");
+  try {
+    n = misspecification_setting(prm).first;
+  } catch (const InputError&) {  // reported when the run starts
+  }
+  const double entries = prm.flag("merge_draws") ? std::min(n, atoms) : n;
+  return prm.real("samples") * d * (atoms + 2 * entries) + 20 * n;
+}
+
+double train_work(const Params& prm) {
+  const double d = prm.real("d"), n = prm.real("n"), T = prm.real("T");
+  const double atoms = teacher_atoms(prm.real("K"), prm.real("tol"));
+  return prm.real("epochs") * T * n * d * 6 + (T + prm.real("test")) * d * (atoms + n);
+}
+
 Record train_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const auto n = static_cast<std::size_t>(prm.integer("n"));
@@ -372,6 +397,7 @@ void register_teacher_measures(Registry& reg) {
                  {"diverged", "1 if the reducible error is not finite"}};
     m.fn = train_run;
     m.memory = train_bytes;
+    m.work = train_work;
     reg.add(std::move(m));
   }
   {
@@ -399,6 +425,7 @@ void register_teacher_measures(Registry& reg) {
                  {"distinct_expected", "sum_{i<draws} K/(K+i)"}};
     m.fn = moments_run;
     m.memory = moments_bytes;
+    m.work = moments_work;
     reg.add(std::move(m));
   }
   {
@@ -445,6 +472,7 @@ void register_teacher_measures(Registry& reg) {
                  {"eps_used", "the radius used (eps, or Corollary 4.2's at (n*, T*))"}};
     m.fn = misspecification_run;
     m.memory = misspecification_bytes;
+    m.work = misspecification_work;
     reg.add(std::move(m));
   }
   {

@@ -146,3 +146,22 @@ TEST(ResultsAggregate, MeanStdSemCountPerPointInGridOrder) {
   EXPECT_EQ(slurp(csv), "N,T,value,value_std,value_sem,count\n1,inf,5,0,0,1\n2,inf,2,1.4142135623730951,1,2\n");
   fs::remove(csv);
 }
+
+// A line nested 10^5 levels deep is a malformed line with a sentence, not a stack overflow.
+TEST(Results, DeeplyNestedLinesAreRefused) {
+  const fs::path path = temp_file("deep.jsonl");
+  {
+    std::ofstream out(path);
+    out << std::string(100000, '[') << std::string(100000, ']') << "\n{\"point\": 0}\n";
+  }
+  try {
+    read_results(path.string());
+    ADD_FAILURE() << "a 10^5-deep line was accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("deep.jsonl:1:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("nested deeper than 64 levels"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("json.exception"), std::string::npos) << msg;
+  }
+  fs::remove(path);
+}

@@ -2,10 +2,12 @@
 // one test per kind of bad input (each must name the file and the key).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/limits.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
 using namespace scalinglab;
@@ -541,4 +543,18 @@ TEST(SweepFile, PlotLegendRenamesCurves) {
   expect_error(std::string(kHead) + "[plot]\nkind = \"heatmap\"\nmatrix = \"curve\"\nrows = \"N\"\ncols = \"d\"\n"
                "legend = { a = \"b\" }\n", {"'legend' does not apply to heat maps"});
   expect_error(std::string(kHead) + "[plot]\nx = \"d\"\ny = \"value\"\nlegend = { value = 3 }\n", {"[plot] legend.value", "expected a string"});
+}
+
+TEST(SweepFile, AHugeAxisIsRefusedBeforeItsValuesAreMade) {
+  const Limits saved = limits();
+  Limits tight = saved;
+  tight.max_points = 10;
+  set_limits(tight);
+  const auto start = std::chrono::steady_clock::now();
+  expect_error(std::string(kHead) + "[grid]\nx = \"linspace(1.5, 3, 1000000)\"\n", {"1e+06 values", "--max-points"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  set_limits(saved);
+  // Within the limit, rounding duplicates are dropped: 100000 integer values of [1, 1000] are 1000.
+  const ParamSpec n = int_param("N", "10", "size", 1, 1e9);
+  EXPECT_EQ(expand_values("linspace(1, 1000, 100000)", n).size(), 1000u);
 }

@@ -18,7 +18,12 @@ struct Limits {
   // 0: 90% of the machine's physical memory.
   double max_memory = 0;
 
+  // Elementary operations one run may take, by the measures' own estimates (Measure::work); 0: no
+  // limit. A typo such as steps=1e9 then ends at once instead of running for days.
+  double max_work = 0;
+
   double memory_bytes() const;  // max_memory resolved
+  double work_ops() const;      // max_work resolved (infinity when 0)
 };
 
 Limits limits();

@@ -40,6 +40,9 @@ struct Measure {
   // Bytes one run allocates at its peak, estimated from its parameters (null: a few MB at most).
   // Checked against the memory limit before anything runs (lab/limits.hpp).
   std::function<double(const Params&)> memory;
+  // Elementary operations of one run, estimated from its parameters (null: negligible, well under a
+  // second). Checked against --max-work before anything runs (lab/limits.hpp).
+  std::function<double(const Params&)> work;
 
   const ParamSpec* param(const std::string& name) const;
 };
@@ -65,6 +68,9 @@ double series_bytes(const Params& params, double values);
 // InputError when `concurrent` runs of `m` at `params` would need more memory than the limit
 // allows, naming the measure, its estimate and the limit.
 void check_memory(const Measure& m, const Params& params, int concurrent);
+
+// InputError when one run of `m` at `params` would take more operations than --max-work allows.
+void check_work(const Measure& m, const Params& params);
 
 // The registry with every built-in world's measures. Defined above the worlds, in src/worlds.cpp
 // (the one file that lists them), so that the spine never includes a world.
