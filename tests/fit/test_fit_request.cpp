@@ -3,13 +3,17 @@
 // what the law says, the default one-input fit is ordinary least squares in log space.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/random.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "support/cli_process.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::fit;
@@ -209,4 +213,162 @@ TEST(FitRequest, PredictRefusesInputsWhereTheLawIsUndefined) {
   const FitOutcome o = run_fit(t, request("chinchilla"));
   const nlohmann::json saved = fit_outcome_saved(o);
   EXPECT_THROW(predict_saved(saved, {{"N", {-1.0}}, {"D", {1e9}}}, 0.9), InputError);
+}
+
+// ---- what a user gives, checked once for the command line and Python ----------------------------
+
+namespace {
+
+// The message of the InputError `f` throws ("accepted" when it throws none).
+template <class F>
+std::string refusal(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST(FitRequest, PythonsRequestIsCheckedAsTheCommandLineIs) {
+  // Python once accepted each of these (a level of 2 read outside the bootstrap sample, 1e7
+  // crashed); the command line refused them. Now one check serves both, naming the option.
+  const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+      {{{"level", 2.0}}, "--level 2:"},
+      {{{"level", 1e7}}, "--level 1e+07:"},
+      {{{"level", "nan"}}, "--level nan:"},
+      {{{"delta", -1}}, "--delta -1:"},
+      {{{"seed", -1}}, "--seed -1:"},
+      {{{"seed", "18446744073709551616"}}, "--seed 18446744073709551616:"},
+      {{{"seed", 2.5}}, "--seed 2.5:"},
+      {{{"bootstrap", -5}}, "--bootstrap -5:"},
+      {{{"bootstrap", 1}}, "--bootstrap 1:"},
+      {{{"bootstrap", 4294967301ll}}, "--bootstrap 4294967301: out of range"},
+      {{{"bootstrap_starts", -7}}, "--bootstrap-starts -7:"},
+      {{{"polish", -1}}, "--polish -1:"},
+      {{{"threads", -1}}, "--threads -1:"},
+      {{{"at", {1e20, -1.0}}}, "--at -1:"},
+      {{{"at", {"inf"}}}, "--at inf:"},
+      {{{"x_min", "inf"}}, "--x-min inf:"},
+      {{{"x_min", "nan"}}, "--x-min nan:"},
+      {{{"drop_top", -1}}, "--drop-top -1:"},
+      {{{"law", 5}}, "--law: expected text"},
+      {{{"grid", "a=1"}}, "--grid: expected a list of text"},
+      {{{"bootstrap", "200"}}, "--bootstrap: expected a whole number"},
+      {{{"nope", 1}}, "unknown option 'nope'"},
+  };
+  for (const auto& [request, expected] : bad) {
+    const std::string m = refusal([&] { fit_request_from_json(request); });
+    EXPECT_EQ(m.rfind(expected, 0) == 0 || m.find(expected) != std::string::npos, true) << request.dump() << ": " << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+  // Infinity travels as text (JSON has none): least squares from Python is delta=inf.
+  EXPECT_TRUE(std::isinf(fit_request_from_json({{"delta", "inf"}}).delta));
+  EXPECT_EQ(fit_request_from_json({{"seed", 18446744073709551615ull}}).boot.seed, 18446744073709551615ull);
+  // run_fit applies the same check to a request built in C++.
+  FitRequest r = request("chinchilla");
+  r.boot.level = 2;
+  EXPECT_NE(refusal([&] { run_fit(chinchilla_table(0.01, 1), r); }).find("--level 2:"), std::string::npos);
+}
+
+TEST(FitRequest, SeedsAreWholeNumbersFromZeroUp) {
+  EXPECT_EQ(parse_seed("0"), 0u);
+  EXPECT_EQ(parse_seed(" 42 "), 42u);
+  EXPECT_EQ(parse_seed("18446744073709551615"), 18446744073709551615ull);
+  for (const char* bad : {"-1", "18446744073709551616", "1e3", "", "0x10", "1.0", "seven"})
+    EXPECT_NE(refusal([&] { parse_seed(bad); }).find("--seed"), std::string::npos) << bad;
+}
+
+TEST(FitRequest, PredictChecksItsLevelAndTheSavedFitFieldByField) {
+  const DataTable t = chinchilla_table(0.01, 12);
+  FitRequest r = request("chinchilla");
+  r.boot.replicates = 8;
+  const nlohmann::json saved = fit_outcome_saved(run_fit(t, r));
+  const std::map<std::string, std::vector<double>> at = {{"N", {7e10}}, {"D", {1.4e12}}};
+  // A level of 1e7 crashed the Python module (an index far outside the replicates).
+  for (double level : {2.0, 1e7, 0.0, std::nan("")})
+    EXPECT_NE(refusal([&] { predict_saved(saved, at, level); }).find("--level"), std::string::npos) << level;
+  // An edited file: each wrong field is a sentence naming it, never nlohmann's text or a read
+  // past the end of theta (an empty theta crashed `predict`).
+  auto edited = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = saved;
+    edit(j["saved"]);
+    return refusal([&] { predict_saved(j, at, 0.9); });
+  };
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+      {[](nlohmann::json& s) { s["theta"] = nlohmann::json::array(); }, "'theta'"},
+      {[](nlohmann::json& s) { s["theta"] = {1, 2, 3, 4, 5, 6}; }, "'theta'"},
+      {[](nlohmann::json& s) { s["theta"][0] = "x"; }, "'theta'"},
+      {[](nlohmann::json& s) { s["bootstrap_thetas"][1] = {1.0}; }, "'bootstrap_thetas'"},
+      {[](nlohmann::json& s) { s["bootstrap_thetas"] = "x"; }, "'bootstrap_thetas'"},
+      {[](nlohmann::json& s) { s.erase("law"); }, "no 'law'"},
+      {[](nlohmann::json& s) { s["law"] = 5; }, "'law'"},
+      {[](nlohmann::json& s) { s["coordinate_names"] = 5; }, "'coordinate_names'"},
+      {[](nlohmann::json& s) { s["law"] = "E + A/N^alpha"; s["inputs"] = {1}; }, "'inputs'"},
+  };
+  for (const auto& [edit, expected] : edits) {
+    const std::string m = edited(edit);
+    EXPECT_NE(m.find(expected), std::string::npos) << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+  EXPECT_NE(refusal([&] { predict_saved(nlohmann::json::array(), at, 0.9); }).find("not a saved fit"), std::string::npos);
+  // Text that is not JSON: where it stops, not nlohmann's exception text.
+  const std::string m = refusal([] { parse_json("{\"saved\": nope}", "predict: fit.json"); });
+  EXPECT_EQ(m, "predict: fit.json is not JSON (it stops being JSON at byte 12)");
+}
+
+// ---- the command line on hostile or careless input -----------------------------------------------
+
+namespace {
+
+const std::string kChinchillaCsv =
+    std::string(SCALINGLAB_SOURCE_DIR) + "/examples/data/chinchilla-figure4-epoch-extraction.csv";
+
+class FitCli : public scalinglab::testing::ScratchDirTest {
+ protected:
+  // Exit status 2 within `seconds`, one line of ours naming `needle`, no library's text.
+  void expect_refused(const std::vector<std::string>& args, const std::string& needle, double seconds = 10) {
+    const scalinglab::testing::CliOutcome o = scalinglab::testing::run_cli_args(args, 60, dir.string());
+    std::string cmd;
+    for (const auto& a : args) cmd += a + " ";
+    EXPECT_FALSE(o.timed_out) << cmd;
+    EXPECT_EQ(o.status, 2) << cmd << "\n" << o.out;
+    EXPECT_NE(o.out.find(needle), std::string::npos) << cmd << "\n" << o.out;
+    const auto error = o.out.find("scalinglab: error: ");
+    ASSERT_NE(error, std::string::npos) << cmd << "\n" << o.out;
+    EXPECT_EQ(o.out.find('\n', error), o.out.size() - 1) << cmd << "\n" << o.out;  // the last line, and one line
+    for (const char* raw : {"json.exception", "boost::", "Error in function", "std::", "bad_alloc"})
+      EXPECT_EQ(o.out.find(raw), std::string::npos) << cmd << "\n" << o.out;
+    EXPECT_LT(o.seconds, seconds) << cmd;
+  }
+  std::vector<std::string> fit_args(std::vector<std::string> extra) const {
+    std::vector<std::string> a = {"fit", kChinchillaCsv, "--law", "chinchilla", "--N", "Model Size", "--C",
+                                  "Training FLOP", "--drop-top", "5", "--grid", "alpha=0.3", "--grid", "beta=0.3",
+                                  "--threads", "2"};
+    if (std::find(extra.begin(), extra.end(), "--bootstrap") == extra.end()) a.insert(a.end(), {"--bootstrap", "20"});
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::string saved_fit() {
+    const std::string path = (dir / "fit.json").string();
+    const auto o = scalinglab::testing::run_cli_args(fit_args({"--save", path}));
+    EXPECT_EQ(o.status, 0) << o.out;
+    return path;
+  }
+};
+
+}  // namespace
+
+TEST_F(FitCli, BadNumbersAreRefusedWithTheSameSentenceAsInPython) {
+  expect_refused(fit_args({"--level", "2"}), "--level 2: the coverage of an interval must be from 0.5 to 0.999");
+  expect_refused(fit_args({"--seed", "-1"}), "--seed -1: a seed is a whole number");
+  expect_refused(fit_args({"--bootstrap", "-5"}), "--bootstrap -5:");
+  expect_refused(fit_args({"--bootstrap-starts", "-7"}), "--bootstrap-starts -7:");
+  expect_refused(fit_args({"--delta", "-1"}), "--delta -1:");
+  expect_refused({"frontier", kChinchillaCsv, "--N", "Model Size", "--C", "Training FLOP", "--group-tolerance", "-1"},
+                 "--group-tolerance -1:");
+  const std::string saved = saved_fit();
+  expect_refused({"predict", saved, "N=7e10", "D=1.4e12", "--level", "1e7"}, "--level 1e+07:");
 }
