@@ -16,6 +16,7 @@
 #include "scalinglab/fit/fit_plot.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab::cli {
 
@@ -118,9 +119,10 @@ void add_predict(CLI::App& app, Action& action) {
   cmd->callback([&action, file, points, level, json] {
     action = [file, points, level, json] {
       fit::check_level(*level);
+      // A range of inputs counts against --max-points, as the points of a sweep do.
       std::map<std::string, std::vector<double>> inputs;
       for (const auto& p : *points) {
-        const auto [name, values] = fit::parse_grid_option(p);
+        const auto [name, values] = fit::parse_grid_option(p, "predict", limits().max_points, "--max-points");
         if (inputs.count(name)) throw InputError("predict: " + name + " given twice");
         inputs[name] = values;
       }

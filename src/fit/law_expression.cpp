@@ -10,8 +10,11 @@
 #include <cstdint>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab::fit {
 
@@ -659,28 +662,48 @@ std::map<std::string, Bounds> parse_bounds(const std::string& text) {
   return out;
 }
 
-std::pair<std::string, std::vector<double>> parse_grid_option(const std::string& text) {
+std::pair<std::string, std::vector<double>> parse_grid_option(const std::string& text, const std::string& option,
+                                                             double max_values, const std::string& raise_with) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw InputError("--grid '" + text + "': expected NAME=v1,v2,... (or NAME=first:step:last)");
+    throw InputError(option + " '" + text + "': expected NAME=v1,v2,... (or NAME=first:step:last)");
   const std::string name = text.substr(0, eq);
+  const std::string context = option + " " + name;
   std::vector<double> values;
   std::stringstream ss(text.substr(eq + 1));
   std::string item;
   while (std::getline(ss, item, ',')) {
     const auto c1 = item.find(':');
     if (c1 == std::string::npos) {
-      values.push_back(parse_number(item, "--grid " + name));
+      values.push_back(parse_number(item, context));
       continue;
     }
     const auto c2 = item.find(':', c1 + 1);
-    if (c2 == std::string::npos) throw InputError("--grid " + name + ": a range is first:step:last, got '" + item + "'");
-    const double first = parse_number(item.substr(0, c1), "--grid " + name);
-    const double step = parse_number(item.substr(c1 + 1, c2 - c1 - 1), "--grid " + name);
-    const double last = parse_number(item.substr(c2 + 1), "--grid " + name);
-    if (!(step > 0) || last < first || (last - first) / step > 1000)
-      throw InputError("--grid " + name + ": range '" + item + "' needs a positive step and at most 1000 values");
-    for (double x = first; x <= last + 1e-9 * step; x += step) values.push_back(x);
+    if (c2 == std::string::npos) throw InputError(context + ": a range is first:step:last, got '" + item + "'");
+    const double first = parse_number(item.substr(0, c1), context);
+    const double step = parse_number(item.substr(c1 + 1, c2 - c1 - 1), context);
+    const double last = parse_number(item.substr(c2 + 1), context);
+    if (!(step > 0) || last < first)
+      throw InputError(context + ": range '" + item + "' needs a positive step and last >= first");
+    // Counted before anything is made: a huge count (or an infinite one, when the span overflows)
+    // is refused here rather than filling memory.
+    const double count = std::floor((last - first) / step + 1e-9) + 1;
+    const std::string what = context + " range '" + item + "'";
+    if (!raise_with.empty()) check_limit(count, max_values, what, "values", raise_with);
+    else if (!(count <= max_values))
+      throw InputError(fmt::format("{} has {:.4g} values, more than {:g}; use a larger step", what, count, max_values));
+    if (!(count < 1e15)) throw InputError(fmt::format("{} has {:.4g} values; use a larger step", what, count));
+    const auto n = static_cast<std::size_t>(count);
+    values.reserve(values.size() + n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // first + i step rather than repeated addition: no drift, and a step below a double's
+      // resolution at `first` shows as a value that does not grow.
+      const double v = first + static_cast<double>(i) * step;
+      if (i > 0 && !(v > values.back()))
+        throw InputError(fmt::format("{}: the step {:g} does not change {:.17g} (it is below a double's resolution there)",
+                                     what, step, values.back()));
+      values.push_back(v);
+    }
   }
   return {name, values};
 }

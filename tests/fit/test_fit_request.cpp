@@ -361,6 +361,22 @@ class FitCli : public scalinglab::testing::ScratchDirTest {
 
 }  // namespace
 
+TEST_F(FitCli, RangesThatNeverEndAreRefusedAtOnce) {
+  // Each of these once added a step too small to change the value, for ever, until memory ran out.
+  expect_refused({"fit", kChinchillaCsv, "--law", "E + a/N^b", "--bounds", "E=0:", "--N", "Model Size", "--C",
+                  "Training FLOP", "--bootstrap", "0", "--grid", "a=1e17:1:100000000000000512"},
+                 "--grid a range '1e17:1:100000000000000512': the step 1 does not change");
+  const std::string saved = saved_fit();
+  expect_refused({"predict", saved, "N=1:1e-17:1.000000000000001", "D=1e12"},
+                 "predict N range '1:1e-17:1.000000000000001': the step 1e-17 does not change");
+  // A range's values count against --max-points, before any is made.
+  expect_refused({"predict", saved, "N=1:1:1e9", "D=1e12"}, "has 1e+09 values, more than the limit of 1e+05");
+  expect_refused({"predict", saved, "N=1:1:100", "D=1e12", "--max-points", "50"}, "--max-points");
+  const auto ok = scalinglab::testing::run_cli_args({"predict", saved, "N=1e9:1e9:1e10", "D=1e12", "--json"});
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["predictions"].size(), 10u);
+}
+
 TEST_F(FitCli, BadNumbersAreRefusedWithTheSameSentenceAsInPython) {
   expect_refused(fit_args({"--level", "2"}), "--level 2: the coverage of an interval must be from 0.5 to 0.999");
   expect_refused(fit_args({"--seed", "-1"}), "--seed -1: a seed is a whole number");

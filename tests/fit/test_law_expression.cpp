@@ -270,3 +270,31 @@ TEST(LawExpression, OptionsAndErrors) {
   fb.bounds = parse_bounds("nope=0:1");
   EXPECT_THROW(fit_law(law, d, fb), InputError);
 }
+
+TEST(LawExpression, RangesAreCountedBeforeTheirValuesAreMade) {
+  // first + i step, not repeated addition: no drift at the end of a range.
+  const auto tenths = parse_grid_option("a=0:0.1:1").second;
+  ASSERT_EQ(tenths.size(), 11u);
+  EXPECT_EQ(tenths.back(), 1.0);
+  EXPECT_EQ(tenths[3], 3 * 0.1);
+  // A step that adds nothing to the value once looped for ever, the list growing until memory ran
+  // out: it is refused at once, and so is a count past the limit, named in the message.
+  auto message = [](const std::string& text, const std::string& option, double max, const std::string& raise) {
+    try {
+      parse_grid_option(text, option, max, raise);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("a=1e17:1:100000000000000512", "--grid", 1000, "").find("--grid a range"), std::string::npos);
+  EXPECT_NE(message("a=1e17:1:100000000000000512", "--grid", 1000, "").find("does not change"), std::string::npos);
+  EXPECT_NE(message("x=1:1e-17:1.000000000000001", "predict", 1e5, "--max-points").find("predict x range"),
+            std::string::npos);
+  EXPECT_NE(message("a=0:1e-300:1", "--grid", 1000, "").find("1e+300 values"), std::string::npos);
+  EXPECT_NE(message("a=-1e308:1e300:1e308", "--grid", 1000, "").find("inf values"), std::string::npos);
+  EXPECT_NE(message("x=1:1:1e9", "predict", 1e5, "--max-points").find("raise the limit with --max-points"),
+            std::string::npos);
+  EXPECT_EQ(message("x=1:1:1e5", "predict", 1e5, "--max-points"), "accepted");
+  EXPECT_NE(message("a=3:1:1", "--grid", 1000, "").find("last >= first"), std::string::npos);
+}
