@@ -26,6 +26,16 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Boost's gamma and digamma throw at a pole or on overflow, with text naming Boost's function; a
+// law gives NaN or infinity there instead, which a descent steps back from and `predict` reports
+// as no finite loss.
+namespace bmp = boost::math::policies;
+using QuietMath = bmp::policy<bmp::domain_error<bmp::ignore_error>, bmp::pole_error<bmp::ignore_error>,
+                              bmp::overflow_error<bmp::ignore_error>, bmp::underflow_error<bmp::ignore_error>,
+                              bmp::evaluation_error<bmp::ignore_error>, bmp::rounding_error<bmp::ignore_error>>;
+double gamma_fn(double x) { return boost::math::tgamma(x, QuietMath()); }
+double digamma_fn(double x) { return boost::math::digamma(x, QuietMath()); }
+
 struct Op {
   enum Kind { Const, Input, Param, Neg, Add, Sub, Mul, Div, Pow, Compare, Call } kind = Const;
   std::string name;          // comparison operator or function name
@@ -142,7 +152,7 @@ class Compiler {
       case Op::Pow: return std::pow(v[0], v[1]);
       case Op::Compare:
         return op.name == "<=" ? v[0] <= v[1] : op.name == ">=" ? v[0] >= v[1] : op.name == "<" ? v[0] < v[1] : v[0] > v[1];
-      case Op::Call: return Expression::call(op.name, v, t_.text);
+      case Op::Call: return op.name == "gamma" ? gamma_fn(v[0]) : Expression::call(op.name, v, t_.text);
       default: return op.value;
     }
   }
@@ -287,7 +297,7 @@ class Evaluator {
     else if (f == "floor") v = std::floor(x);
     else if (f == "ceil") v = std::ceil(x);
     else if (f == "round") v = std::round(x);
-    else if (f == "gamma") { v = boost::math::tgamma(x); pa = v * boost::math::digamma(x); }
+    else if (f == "gamma") { v = gamma_fn(x); pa = v * digamma_fn(x); }
     else if (f == "min") { v = std::min(x, y); pa = x <= y; pb = 1 - pa; }
     else if (f == "max") { v = std::max(x, y); pa = x >= y; pb = 1 - pa; }
   }
@@ -438,7 +448,7 @@ class Evaluator {
       else if (f == "floor") v = x.floor();
       else if (f == "ceil") v = x.ceil();
       else if (f == "round") v = x.round();
-      else if (f == "gamma") v = x.unaryExpr([](double z) { return boost::math::tgamma(z); });
+      else if (f == "gamma") v = x.unaryExpr([](double z) { return gamma_fn(z); });
       else v = x.unaryExpr([](double z) { return Expression::call("zeta", {z}, "zeta"); });
       if (!da) return;
       if (f == "exp") w_.pa = v;
@@ -447,7 +457,7 @@ class Evaluator {
       else if (f == "log10") w_.pa = (x * M_LN10).inverse();
       else if (f == "sqrt") w_.pa = 0.5 / v;
       else if (f == "abs") w_.pa = x.sign();
-      else if (f == "gamma") w_.pa = v * x.unaryExpr([](double z) { return boost::math::digamma(z); });
+      else if (f == "gamma") w_.pa = v * x.unaryExpr([](double z) { return digamma_fn(z); });
       else w_.pa.setZero();  // floor, ceil, round: flat almost everywhere
     });
     pa.arr = &w_.pa;
@@ -532,7 +542,7 @@ double parse_number(const std::string& item, const std::string& context) {
     const double v = Expression(item).eval([](const std::string&) { return std::nullopt; });
     if (!std::isfinite(v)) throw InputError("not finite");
     return v;
-  } catch (const InputError&) {
+  } catch (const std::exception&) {  // InputError, or a math library's own error (gamma at a pole)
     throw InputError(context + ": '" + item + "' is not a finite number");
   }
 }

@@ -388,3 +388,28 @@ TEST_F(FitCli, BadNumbersAreRefusedWithTheSameSentenceAsInPython) {
   const std::string saved = saved_fit();
   expect_refused({"predict", saved, "N=7e10", "D=1.4e12", "--level", "1e7"}, "--level 1e+07:");
 }
+
+TEST_F(FitCli, EditedOrForeignFitFilesAreSentences) {
+  const std::string saved = saved_fit();
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(saved));
+  j["saved"]["theta"] = nlohmann::json::array();  // once a read past its end (a crash)
+  std::ofstream(dir / "edited.json") << j.dump();
+  expect_refused({"predict", (dir / "edited.json").string(), "N=7e10", "D=1.4e12"}, "'theta' is not a list of 5 numbers");
+  write("text.json", "not json\n");
+  expect_refused({"predict", (dir / "text.json").string(), "N=7e10", "D=1.4e12"}, "is not JSON (it stops being JSON at byte");
+  write("other.json", "{\"saved\": {\"law\": 5}}");
+  expect_refused({"predict", (dir / "other.json").string(), "N=7e10", "D=1.4e12"}, "'law' is not");
+  // Boost's gamma at a pole: no loss there, in a sentence (once Boost's text, exit 1).
+  write("g.csv", "x,loss\n1.5,2\n2.5,1.5\n3.5,1.2\n4.5,1.1\n5.5,1.05\n");
+  const std::string g = (dir / "g.json").string();
+  const auto fit = scalinglab::testing::run_cli_args({"fit", (dir / "g.csv").string(), "--law", "A*gamma(x)^-b", "--x",
+                                                      "x", "--bootstrap", "0", "--save", g});
+  ASSERT_EQ(fit.status, 0) << fit.out;
+  expect_refused({"predict", g, "x=-1"}, "gives no positive, finite loss at x=-1");
+  expect_refused({"predict", g, "x=200"}, "gives no positive, finite loss at x=200");
+  expect_refused({"fit", (dir / "g.csv").string(), "--law", "A*x^-b", "--x", "x", "--grid", "A=gamma(-1)"},
+                 "'gamma(-1)' is not a finite number");
+  expect_refused({"fit", (dir / "g.csv").string(), "--law", "A*x^-b", "--x", "x", "--where", "gamma(x-1.5)>0",
+                  "--bootstrap", "0"},
+                 "cannot be evaluated there");
+}

@@ -298,3 +298,18 @@ TEST(LawExpression, RangesAreCountedBeforeTheirValuesAreMade) {
   EXPECT_EQ(message("x=1:1:1e5", "predict", 1e5, "--max-points"), "accepted");
   EXPECT_NE(message("a=3:1:1", "--grid", 1000, "").find("last >= first"), std::string::npos);
 }
+
+TEST(LawExpression, GammaAtAPoleIsNotAnExceptionOfTheMathLibrary) {
+  // Boost's tgamma throws at a pole and on overflow, with text naming Boost's function; the law
+  // gives NaN or infinity there, which the fit steps back from and predict refuses in a sentence.
+  const ScalingLaw law = expression_law("A*gamma(x)^-b", {"x"});
+  for (double x : {-1.0, 0.0, 200.0}) {
+    double lp = 0;
+    EXPECT_NO_THROW(lp = law_log_predict_at(law, {1.0, 1.0}, {x})) << x;
+    const double loss = std::exp(lp);
+    EXPECT_FALSE(std::isfinite(loss) && loss > 0) << x;
+  }
+  // A constant of the law at a pole, and a grid value there, are sentences too.
+  EXPECT_NO_THROW(expression_law("A*x^-b + gamma(-1)", {"x"}));
+  EXPECT_THROW(parse_grid_option("A=gamma(-1)"), InputError);
+}
