@@ -3,7 +3,6 @@
 // errors, held-out rows, cross-validation and compared laws; `scalinglab predict FIT.json ...`.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -77,11 +76,8 @@ void add_fit(CLI::App& app, Action& action) {
         if (plottable) fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(), o->boot.level);
         else std::fprintf(stderr, "fit: --plot draws laws of x or of (N, D); this law reads %zu inputs\n", inputs.size());
       }
-      if (!save->empty()) {
-        std::ofstream f(*save);
-        if (!f) throw InputError("--save: cannot write " + *save);
-        f << fit::fit_outcome_saved(outcome).dump(1) << "\n";
-      }
+      // Whole or not at all, fsynced, and a full disk or an unwritable path is an error (exit 2).
+      if (!save->empty()) write_file(*save, fit::fit_outcome_saved(outcome).dump(1) + "\n");
       const fit::FitColumns& cols = outcome.columns;
       if (o->json) {
         nlohmann::json j = fit::fit_outcome_json(outcome);

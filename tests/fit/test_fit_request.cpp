@@ -2,6 +2,7 @@
 // leave-one-budget-out folds are the budgets, weights equal duplicated rows, a saved fit predicts
 // what the law says, the default one-input fit is ordinary least squares in log space.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 
 #include <climits>
 #include <cmath>
@@ -412,4 +413,27 @@ TEST_F(FitCli, EditedOrForeignFitFilesAreSentences) {
   expect_refused({"fit", (dir / "g.csv").string(), "--law", "A*x^-b", "--x", "x", "--where", "gamma(x-1.5)>0",
                   "--bootstrap", "0"},
                  "cannot be evaluated there");
+}
+
+TEST_F(FitCli, ASaveThatCannotBeWrittenWholeIsAnError) {
+  // Through std::ofstream a full disk left the first 4096 bytes and exit status 0.
+  expect_refused(fit_args({"--save", "/dev/full"}), "/dev/full", 60);
+  expect_refused(fit_args({"--save", (dir / "no" / "such" / "dir.json").string()}), "no such file or directory", 60);
+  // A small full file system, where mounting one is permitted (root, outside most containers).
+  const std::filesystem::path mnt = dir / "small";
+  std::filesystem::create_directories(mnt);
+  if (::mount("none", mnt.c_str(), "tmpfs", 0, "size=64k") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mnt.string()};
+  {
+    std::ofstream filler(mnt / "filler", std::ios::binary);
+    filler << std::string(62 * 1024, 'x');
+  }
+  expect_refused(fit_args({"--save", (mnt / "fit.json").string()}), "no space left on device", 60);
+  EXPECT_FALSE(std::filesystem::exists(mnt / "fit.json"));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(mnt)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"filler"});  // no temporary left behind
 }
