@@ -437,3 +437,47 @@ TEST_F(FitCli, ASaveThatCannotBeWrittenWholeIsAnError) {
   for (const auto& e : std::filesystem::directory_iterator(mnt)) left.push_back(e.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"filler"});  // no temporary left behind
 }
+
+TEST_F(FitCli, AnExtrapolationIsCheckedAsAWholeBeforeAnyRun) {
+  const std::string base = R"toml(measure = "memory.error"
+runs = 2
+seed = 1
+[params]
+N = 100000
+M = 5
+alpha = 2.0
+scheme = "threshold"
+P = "d/8"
+[extrapolate]
+size = "d"
+data = "T"
+N = "d^2"
+D = "T"
+loss = "error"
+budgets = [1e6, 3e6, 1e7, 3e7]
+sizes = "logspace(8, 1024, 11)"
+target = 1e9
+)toml";
+  auto refused = [&](const std::string& extra, const std::string& needle, const std::vector<std::string>& flags = {}) {
+    const std::string file = write("p.toml", base + extra).string();
+    std::vector<std::string> args = {"extrapolate", file, "--out", (dir / "out").string(), "--quiet"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    expect_refused(args, needle, 10);
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << extra;  // nothing run, nothing written
+  };
+  // 1e9 once allocated gigabytes after the small sweeps had run; 3e9, past an int, planned no run
+  // and exited 0.
+  refused("target_sizes = 1e9\n", "has 1e+09 grid points");
+  refused("target_sizes = 3e9\n", "has 3e+09 grid points");
+  refused("target_sizes = 0\n", "target_sizes = 0: give a whole number");
+  refused("target_sizes = 2.5\n", "target_sizes = 2.5: give a whole number");
+  refused("target_sizes = -3\n", "target_sizes = -3: give a whole number");
+  refused("target_sizes = 9\n", "--max-points", {"--max-points", "40"});
+  refused("target_sizes = 9\n", "--max-tasks", {"--max-tasks", "100"});
+  refused("target_sizes = 9\n", "--max-memory", {"--max-memory", "1000"});
+  refused("target_sizes = 9\ntarget_spread = 0.5\n", "target_spread = 0.5");
+  refused("target_sizes = 9\n[profile.quick.extrapolate]\nbudgets = [1e6, -1, 1e7]\n", "budgets: -1 is not", {"--profile", "quick"});
+  refused("target_sizes = 9\n[profile.quick.extrapolate]\nsizes = \"logspace(8, 1024, 1e6)\"\n", "has 1e+06 values",
+          {"--profile", "quick"});
+  refused("target_sizes = 9\n[profile.quick.extrapolate]\ntarget = inf\n", "target = inf", {"--profile", "quick"});
+}
