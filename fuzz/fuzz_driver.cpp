@@ -82,15 +82,22 @@ void add_file(const fs::path& p, std::vector<std::string>& corpus) {
   ss << in.rdbuf();
   const std::string text = ss.str();
   const std::string ext = p.extension().string();
-  // The first byte selects the parser (see fuzz_parsers.cpp): 0 sweep, 1 formula, 2 CSV, 3 results.
+  // The first byte selects the parser (see fuzz_parsers.cpp): 0 and 4 sweep, 1 formula, 2 CSV,
+  // 3 results line, 5 results file, 6 ranges and bounds, 7 saved fit or fit request.
   if (ext == ".toml") {
     corpus.push_back(std::string(1, '\0') + text);
     corpus.push_back(std::string(1, '\4') + text);
   } else if (ext == ".csv") {
     corpus.push_back(std::string(1, '\2') + text.substr(0, 4096));
   } else if (ext == ".jsonl") {
+    corpus.push_back(std::string(1, '\5') + text.substr(0, 4096));
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line) && corpus.size() < 100000;) corpus.push_back(std::string(1, '\3') + line);
+  } else if (ext == ".json") {
+    corpus.push_back(std::string(1, '\7') + text.substr(0, 16384));
+  } else if (ext == ".ranges") {  // one --grid, predict or --bounds option per line
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) corpus.push_back(std::string(1, '\6') + line);
   } else {  // one formula per line
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) corpus.push_back(std::string(1, '\1') + line);
@@ -128,6 +135,10 @@ int main(int argc, char** argv) {
   for (const char* f : {"d/8", "3.5*d^-1", "T^(-(1-1/alpha))", "max(x, y) <= 2", "zeta(2)*log(x)", "-x^2", "(((1)))"})
     corpus.push_back(std::string(1, '\1') + f);
   corpus.push_back(std::string(1, '\2') + "N,D,loss\n1e6,2e9,3.1\n2e6,4e9,2.9\n");
+  for (const char* r : {"alpha=0:0.5:2", "log(A)=0:5:25", "N=1:1e-17:1.000000000000001", "E=0:,alpha=0:2"})
+    corpus.push_back(std::string(1, '\6') + r);
+  corpus.push_back(std::string(1, '\7') + "{\"law\": \"E + A/N^alpha\", \"bootstrap\": 3, \"level\": 0.9, \"seed\": 2, "
+                   "\"at\": [1e21], \"grid\": [\"alpha=0:0.5:2\"], \"delta\": \"inf\"}");
   LLVMFuzzerInitialize(&argc, &argv);
   std::mt19937_64 rng(seed);
   const auto start = std::chrono::steady_clock::now();

@@ -217,25 +217,30 @@ fit::FitColumns fit_columns(const fit::DataTable& table, const std::map<std::str
 }
 
 // The same request as `scalinglab fit` (fit::run_fit): the CLI and Python give the same numbers.
+// The request is checked (fit_request_from_json, as the command line's options are) before the
+// data are read.
 py::object fit_request_py(const std::string& csv, const std::string& request) {
-  json r;
-  try {
-    r = json::parse(request);
-  } catch (const json::exception& e) {
-    throw InputError(std::string("fit: bad request (") + e.what() + ")");
-  }
+  const fit::FitRequest r = fit::fit_request_from_json(fit::parse_json(request, "fit: the request"));
   const fit::DataTable table = fit::parse_csv(csv, "data");
-  const fit::FitOutcome outcome = fit::run_fit(table, fit::fit_request_from_json(r));
+  const fit::FitOutcome outcome = fit::run_fit(table, r);
   return to_py(fit::fit_outcome_saved(outcome));
 }
 
 py::object predict_py(const std::string& saved, const std::map<std::string, std::vector<double>>& inputs, double level) {
-  return to_py(fit::predict_saved(json::parse(saved), inputs, level));
+  return to_py(fit::predict_saved(fit::parse_json(saved, "predict: the saved fit"), inputs, level));
 }
 
+// `seed` is Python's int as text: a negative one is refused by fit::parse_seed, as on the command line.
 py::object frontier_py(const std::string& csv, const std::map<std::string, std::string>& columns, int drop_top,
-                       int bootstrap, double level, std::uint64_t seed, const std::vector<double>& at,
+                       int bootstrap, double level, const std::string& seed, const std::vector<double>& at,
                        double group_tolerance, bool skip_bad_slices, int threads, double trim, const std::string& budget) {
+  fit::BootstrapOptions bo;
+  bo.replicates = bootstrap;
+  bo.level = level;
+  bo.seed = fit::parse_seed(seed);
+  fit::check_bootstrap_options(bo);
+  fit::check_budgets(at);
+  fit::check_threads(threads);
   const fit::DataTable table = fit::parse_csv(csv, "data");
   const fit::FitColumns cols = fit_columns(table, columns, drop_top, false);
   fit::IsoflopOptions io;
@@ -251,10 +256,6 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
     io.budget_labels = table.select(rows).numbers(budget);
   }
   const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, io, cols.lines, cols.weight);
-  fit::BootstrapOptions bo;
-  bo.replicates = bootstrap;
-  bo.level = level;
-  bo.seed = seed;
   std::unique_ptr<fit::IsoflopBootstrap> boot;
   if (bootstrap > 0)
     boot = std::make_unique<fit::IsoflopBootstrap>(fit::bootstrap_isoflop(result, cols.N, cols.loss, bo, at, threads, cols.weight));

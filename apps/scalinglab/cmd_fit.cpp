@@ -3,7 +3,6 @@
 // errors, held-out rows, cross-validation and compared laws; `scalinglab predict FIT.json ...`.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -16,6 +15,7 @@
 #include "scalinglab/fit/fit_plot.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab::cli {
 
@@ -57,16 +57,16 @@ void add_fit(CLI::App& app, Action& action) {
   cmd->add_option("--polish", r->polish,
                   "screen a large grid with a loose tolerance (1e-5), then continue only this many best-ending starts "
                   "to the full tolerance (1e-10); 0: every start to the full tolerance")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str();
   cmd->add_option("--save", *save, "write the fit, with its bootstrap replicates, for `scalinglab predict`");
   cmd->callback([&action, o, r, save] {
     action = [o, r, save] {
-      if (!std::isnan(r->delta) && !(r->delta > 0)) throw InputError("--delta must be positive (inf: least squares)");
       fit::FitRequest req = *r;
       req.columns = o->resolved_columns();
-      req.boot = o->boot;
+      req.boot = o->checked_bootstrap();
       req.at = o->at;
       req.threads = o->threads;
+      fit::check_fit_request(req);  // as for Python, before the file is read
       const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
       const fit::FitOutcome outcome = fit::run_fit(table, req, !o->json);
       const fit::LawOutcome& main = outcome.laws.front();
@@ -76,11 +76,8 @@ void add_fit(CLI::App& app, Action& action) {
         if (plottable) fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(), o->boot.level);
         else std::fprintf(stderr, "fit: --plot draws laws of x or of (N, D); this law reads %zu inputs\n", inputs.size());
       }
-      if (!save->empty()) {
-        std::ofstream f(*save);
-        if (!f) throw InputError("--save: cannot write " + *save);
-        f << fit::fit_outcome_saved(outcome).dump(1) << "\n";
-      }
+      // Whole or not at all, fsynced, and a full disk or an unwritable path is an error (exit 2).
+      if (!save->empty()) write_file(*save, fit::fit_outcome_saved(outcome).dump(1) + "\n");
       const fit::FitColumns& cols = outcome.columns;
       if (o->json) {
         nlohmann::json j = fit::fit_outcome_json(outcome);
@@ -113,22 +110,19 @@ void add_predict(CLI::App& app, Action& action) {
   auto json = std::make_shared<bool>(false);
   cmd->add_option("fit", *file, "a fit saved by `scalinglab fit --save`")->required();
   cmd->add_option("inputs", *points, "NAME=VALUE[,VALUE...] for every input of the law (lists are zipped)")->required();
-  cmd->add_option("--level", *level, "coverage of the interval")->capture_default_str()->check(CLI::Range(0.5, 0.999));
+  cmd->add_option("--level", *level, "coverage of the interval (0.5 to 0.999)")->capture_default_str();
   cmd->add_flag("--json", *json, "print JSON");
   cmd->callback([&action, file, points, level, json] {
     action = [file, points, level, json] {
+      fit::check_level(*level);
+      // A range of inputs counts against --max-points, as the points of a sweep do.
       std::map<std::string, std::vector<double>> inputs;
       for (const auto& p : *points) {
-        const auto [name, values] = fit::parse_grid_option(p);
+        const auto [name, values] = fit::parse_grid_option(p, "predict", limits().max_points, "--max-points");
         if (inputs.count(name)) throw InputError("predict: " + name + " given twice");
         inputs[name] = values;
       }
-      nlohmann::json saved;
-      try {
-        saved = nlohmann::json::parse(read_file(*file, 1ull << 30, "saved fit"));
-      } catch (const nlohmann::json::exception& e) {
-        throw InputError("predict: " + *file + " is not JSON (" + e.what() + ")");
-      }
+      const nlohmann::json saved = fit::parse_json(read_file(*file, 1ull << 30, "saved fit"), "predict: " + *file);
       const nlohmann::json p = fit::predict_saved(saved, inputs, *level);
       if (*json) {
         std::cout << p.dump(2) << "\n";

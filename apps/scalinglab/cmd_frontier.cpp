@@ -11,6 +11,7 @@
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_plot.hpp"
 #include "scalinglab/fit/fit_report.hpp"
+#include "scalinglab/fit/fit_request.hpp"
 
 namespace scalinglab::cli {
 
@@ -89,6 +90,7 @@ void add_frontier(CLI::App& app, Action& action) {
     action = [o, method, iso, trim, budget] {
       if (*method != "isoflop" && (!trim->empty() || !budget->empty()))
         throw InputError("--trim and --budget apply to --method isoflop only");
+      o->boot = o->checked_bootstrap();  // as for Python, before the file is read
       const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
       const fit::FitColumns cols = fit::choose_columns(table, o->resolved_columns(), false);
       const std::string header = o->file + ": " + std::to_string(cols.loss.size()) + " runs" +

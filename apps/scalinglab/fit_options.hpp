@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
+#include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 
 namespace scalinglab::cli {
@@ -17,6 +18,7 @@ struct FitCommandOptions {
   fit::ColumnChoice columns;
   std::vector<std::string> where;
   fit::BootstrapOptions boot;
+  std::string seed = "1";  // as typed: fit::parse_seed refuses a negative one, as for Python
   std::vector<double> at;  // budgets for frontier predictions
   bool json = false;
   std::string plot_dir;
@@ -30,6 +32,17 @@ struct FitCommandOptions {
       else c.where.push_back(fit::parse_filter(w));
     }
     return c;
+  }
+
+  // The bootstrap options, the budgets and the threads checked as Python's are (fit_request.hpp),
+  // before any file is read.
+  fit::BootstrapOptions checked_bootstrap() const {
+    fit::BootstrapOptions b = boot;
+    b.seed = fit::parse_seed(seed);
+    fit::check_bootstrap_options(b);
+    fit::check_budgets(at);
+    fit::check_threads(threads);
+    return b;
   }
 };
 
@@ -69,17 +82,15 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
                   "is the smallest or largest tried")
       ->type_name("COL");
   cmd->add_option("--delimiter", o.delimiter, "field separator of the file: one character, or 'tab'")->capture_default_str();
-  cmd->add_option("--drop-top", o.columns.drop_top, "drop the k rows with the highest losses")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--bootstrap", o.boot.replicates, "bootstrap refits for standard errors and intervals (0: none)")
-      ->capture_default_str()->check(CLI::Range(0, 1000000));
-  cmd->add_option("--level", o.boot.level, "coverage of the percentile intervals")->capture_default_str()->check(
-      CLI::Range(0.5, 0.999));
-  cmd->add_option("--seed", o.boot.seed, "seed of the bootstrap resamples")->capture_default_str()->check(
-      CLI::NonNegativeNumber);
-  cmd->add_option("--at", o.at, "compute budgets at which to report the optimal allocation (repeatable)")
-      ->check(CLI::PositiveNumber & finite_number());
-  cmd->add_option("--threads", o.threads, "worker threads (0: all cores)")->capture_default_str()->check(threads_range());
+  // The ranges of these numbers are checked by the fitters' own checks (fit_request.hpp), which
+  // Python calls too: one rule, one sentence for both.
+  cmd->add_option("--drop-top", o.columns.drop_top, "drop the k rows with the highest losses")->capture_default_str();
+  cmd->add_option("--bootstrap", o.boot.replicates, "bootstrap refits for standard errors and intervals (0: none; "
+                  "else 2 to 1000000)")->capture_default_str();
+  cmd->add_option("--level", o.boot.level, "coverage of the percentile intervals (0.5 to 0.999)")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "seed of the bootstrap resamples (0 to 2^64 - 1)")->capture_default_str();
+  cmd->add_option("--at", o.at, "compute budgets at which to report the optimal allocation (repeatable)");
+  cmd->add_option("--threads", o.threads, "worker threads (0: all cores; at most 1024)")->capture_default_str();
   cmd->add_flag("--json", o.json, "print the result as JSON");
   cmd->add_option("--plot", o.plot_dir, "write figures (SVG, PNG and PDF) into this directory");
 }

@@ -419,9 +419,10 @@ def _python_terms(message, data):
     import re
 
     def option(m):
-        name = m.group(0)
+        name = m.group(1)
+        # "--level 2: ..." reads "level=2: ..."
         return _KEYWORDS.get(name, name[2:].replace("-", "_") + "=")
-    message = re.sub(r"--[a-z][a-z-]*", option, message)
+    message = re.sub(r"(--[a-z][a-z-]*)(?: (?=[-+.\d'\"]|inf\b|nan\b))?", option, message)
     index = getattr(data, "index", None)
 
     def row(m):
@@ -468,6 +469,12 @@ def _grid_list(grid):
     return [str(g) for g in grid]
 
 
+def _json_number(v):
+    """A number for the JSON request: JSON has no infinity or NaN, so those go as text ("inf")."""
+    v = float(v)
+    return v if math.isfinite(v) else repr(v)
+
+
 def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", where=None, x_min=None,
         drop_top=0, flops=None, weight=None, best_of=None, holdout=None, cv=None, compare=(), bounds=None,
         grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0, polish=64):
@@ -492,10 +499,10 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
     request = {"law": law, "compare": list(compare), "N": N, "D": D, "C": C, "x": x, "loss": loss,
                "where": _where_list(where), "drop_top": int(drop_top), "flops": flops, "weight": weight,
                "best_of": best_of, "holdout": holdout, "cv": cv, "bounds": _bounds_text(bounds),
-               "grid": _grid_list(grid), "delta": None if delta is None else float(delta),
-               "bootstrap": int(bootstrap), "level": float(level), "seed": int(seed),
-               "bootstrap_starts": int(bootstrap_starts), "at": [float(c) for c in at], "threads": int(threads),
-               "x_min": None if x_min is None else float(x_min), "polish": int(polish)}
+               "grid": _grid_list(grid), "delta": None if delta is None else _json_number(delta),
+               "bootstrap": int(bootstrap), "level": _json_number(level), "seed": int(seed),
+               "bootstrap_starts": int(bootstrap_starts), "at": [_json_number(c) for c in at], "threads": int(threads),
+               "x_min": None if x_min is None else _json_number(x_min), "polish": int(polish)}
     return _call(data, _core.fit_request, _csv_text(data), json.dumps(request))
 
 
@@ -509,7 +516,10 @@ def predict(fit_result, level=0.95, **inputs):
     else:
         text = json.dumps(fit_result)
     values = {k: [float(x) for x in (v if hasattr(v, "__len__") else [v])] for k, v in inputs.items()}
-    return _core.predict(text, values, float(level))["predictions"]
+    try:
+        return _core.predict(text, values, float(level))["predictions"]
+    except ValueError as e:
+        raise ValueError(_python_terms(str(e), "")) from None
 
 
 def frontier(data, *, N=None, D=None, C=None, loss="loss", drop_top=0, bootstrap=1000, level=0.95, seed=1, at=(),
@@ -523,7 +533,7 @@ def frontier(data, *, N=None, D=None, C=None, loss="loss", drop_top=0, bootstrap
     if weight:
         columns["weight"] = weight
     return _call(data, _core.frontier_isoflop, _csv_text(data), columns, int(drop_top), int(bootstrap),
-                 float(level), int(seed), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
+                 float(level), str(int(seed)), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
                  int(threads), float(trim), budget or "")
 
 

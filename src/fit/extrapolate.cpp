@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <filesystem>
 #include <set>
@@ -13,11 +15,13 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/parallel.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/frontier.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
+#include "scalinglab/lab/limits.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/plot/figure_style.hpp"
 #include "scalinglab/plot/panels.hpp"
@@ -33,9 +37,22 @@ struct Spec {
   std::string size, data, N, D, loss;
   std::vector<double> budgets, sizes;
   double target = 0;
-  int target_sizes = 9;
+  // Read as a number and checked whole before it is used: a cast to int wrapped 3e9 round to no run.
+  double target_sizes = 9;
   double target_spread = 4;
 };
+
+// The n of "logspace(a, b, n)" or "linspace(a, b, n)" (0 for anything else), so that a huge n is
+// refused before expand_values makes the values.
+double spaced_count(const std::string& spec) {
+  std::string s = spec;
+  std::erase_if(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  if ((s.rfind("logspace(", 0) != 0 && s.rfind("linspace(", 0) != 0) || s.back() != ')') return 0;
+  const auto comma = s.rfind(',');
+  if (comma == std::string::npos) return 0;
+  const auto n = parse_number(s.substr(comma + 1, s.size() - comma - 2));
+  return n && *n > 0 ? *n : 0;  // a bad n is expand_values' to report
+}
 
 double number(const toml::node& n, const std::string& key) {
   if (auto v = n.value<double>()) return *v;
@@ -46,6 +63,8 @@ std::vector<double> numbers_or_range(const toml::node* n, const std::string& key
   std::vector<double> out;
   if (!n) throw InputError("[extrapolate] missing '" + key + "'");
   if (auto s = n->value<std::string>()) {
+    check_limit(spaced_count(*s), limits().max_points, "[extrapolate] " + key + " = \"" + *s + "\"", "values",
+                "--max-points");
     ParamSpec real;
     real.name = key;
     real.type = ParamType::Real;
@@ -73,7 +92,7 @@ void read_spec(const toml::table& t, Spec& s) {
     else if (key == "budgets") s.budgets = numbers_or_range(&v, key);
     else if (key == "sizes") s.sizes = numbers_or_range(&v, key);
     else if (key == "target") s.target = number(v, key);
-    else if (key == "target_sizes") s.target_sizes = static_cast<int>(number(v, key));
+    else if (key == "target_sizes") s.target_sizes = number(v, key);
     else if (key == "target_spread") s.target_spread = number(v, key);
     else throw InputError("[extrapolate] unknown key '" + key + "' (keys: size, data, N, D, loss, budgets, sizes, target, "
                           "target_sizes, target_spread)");
@@ -100,12 +119,18 @@ class Model {
 
  private:
   double eval(const Expression& e, double size, double data) const {
-    return e.eval([&](const std::string& name) -> std::optional<double> {
-      if (name == spec_.size) return size;
-      if (name == spec_.data) return data;
-      if (auto it = fixed_.find(name); it != fixed_.end()) return it->second;
-      return std::nullopt;
-    });
+    try {
+      return e.eval([&](const std::string& name) -> std::optional<double> {
+        if (name == spec_.size) return size;
+        if (name == spec_.data) return data;
+        if (auto it = fixed_.find(name); it != fixed_.end()) return it->second;
+        return std::nullopt;
+      });
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception&) {  // the math library's own error (gamma at a pole): NaN, refused by callers
+      return std::numeric_limits<double>::quiet_NaN();
+    }
   }
   const Spec& spec_;
   std::map<std::string, double> fixed_;
@@ -138,31 +163,42 @@ struct Sweeped {
   std::vector<double> budget;  // the budget each run was planned for (rounding moves its own C)
 };
 
-Sweeped run_part(const toml::table& doc, const Spec& spec, const Model& model, std::vector<Planned> plan,
-                 const std::string& name, const std::string& dir, const ExtrapolateOptions& o, const Measure& m) {
+// One sweep of the protocol, planned: the knobs rounded as the measure will, duplicates and points
+// outside the knobs' ranges dropped, the sweep parsed (which checks it as `run` does).
+struct Part {
+  Sweep sweep;
+  std::vector<Planned> kept;
+};
+
+Part plan_part(const toml::table& doc, const Spec& spec, std::vector<Planned> plan, const std::string& name,
+               const ExtrapolateOptions& o, const Measure& m) {
   const ParamSpec* ps = m.param(spec.size);
   const ParamSpec* pd = m.param(spec.data);
   const bool size_int = ps->type == ParamType::Int || ps->type == ParamType::Count;
   const bool data_int = pd->type == ParamType::Int || pd->type == ParamType::Count;
-  // Round the knobs as the measure will, drop duplicates and points outside the knobs' ranges.
-  std::vector<Planned> kept;
+  Part part;
   std::set<std::pair<double, double>> seen;
   for (auto p : plan) {
     if (size_int) p.size = std::round(p.size);
     if (data_int) p.data = std::round(p.data);
-    if (p.size < ps->min || p.size > ps->max || p.data < pd->min || p.data > pd->max) continue;
+    if (!(p.size >= ps->min && p.size <= ps->max && p.data >= pd->min && p.data <= pd->max)) continue;  // NaN too
     if (!seen.insert({p.size, p.data}).second) continue;
-    kept.push_back(p);
+    part.kept.push_back(p);
   }
-  if (kept.empty()) throw InputError("[extrapolate] no run of the " + name + " sweep lies within the knobs' ranges");
-  const std::string text = sweep_text(doc, spec, kept, size_int, data_int);
-  Sweep sweep = parse_sweep(text, name + ".toml", o.profile, {}, builtin_registry());
+  if (part.kept.empty()) throw InputError("[extrapolate] no run of the " + name + " sweep lies within the knobs' ranges");
+  part.sweep = parse_sweep(sweep_text(doc, spec, part.kept, size_int, data_int), name + ".toml", o.profile, {},
+                           builtin_registry());
+  return part;
+}
+
+Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const std::string& dir,
+                 const ExtrapolateOptions& o) {
   RunOptions ro;
   ro.out_dir = dir;
   ro.threads = o.threads;
   ro.resume = o.resume;
   ro.quiet = o.quiet;
-  run_sweep(sweep, ro);
+  run_sweep(part.sweep, ro);
   const DataTable t = read_csv(dir + "/summary.csv");
   Sweeped out;
   out.size = t.numbers(spec.size);
@@ -175,13 +211,37 @@ Sweeped run_part(const toml::table& doc, const Spec& spec, const Model& model, s
     // The planned run this row is (the nearest in log size and log data).
     double best = std::numeric_limits<double>::infinity();
     double budget = out.C.back();
-    for (const auto& p : kept) {
+    for (const auto& p : part.kept) {
       const double d = std::fabs(std::log(p.size / out.size[i])) + std::fabs(std::log(p.data / data[i]));
       if (d < best) best = d, budget = p.budget;
     }
     out.budget.push_back(budget);
   }
   return out;
+}
+
+// Every number of [extrapolate] and the amount of work they make, checked as a whole before
+// anything runs or is written, each refusal one sentence: a typo such as target_sizes = 1e9 once
+// filled memory after the small sweeps had run, and 3e9 (past an int) planned no run and exited 0.
+void check_spec(const Spec& s, const std::string& path) {
+  const std::string at = path + ": [extrapolate] ";
+  auto positive = [&](const std::vector<double>& values, const char* key) {
+    for (double v : values)
+      if (!(v > 0) || !std::isfinite(v))
+        throw InputError(at + key + fmt::format(": {:g} is not a positive, finite number", v));
+  };
+  positive(s.budgets, "budgets");
+  positive(s.sizes, "sizes");
+  if (!(s.target > 0) || !std::isfinite(s.target))
+    throw InputError(at + fmt::format("target = {:g}: the budget to predict must be positive and finite", s.target));
+  if (!(s.target_sizes >= 1) || !std::isfinite(s.target_sizes) || s.target_sizes != std::floor(s.target_sizes))
+    throw InputError(at + fmt::format("target_sizes = {:g}: give a whole number of sizes, 1 or more", s.target_sizes));
+  if (!(s.target_spread > 1) || !std::isfinite(s.target_spread))
+    throw InputError(at + fmt::format("target_spread = {:g}: give a finite factor above 1", s.target_spread));
+  const double runs = static_cast<double>(s.budgets.size()) * static_cast<double>(s.sizes.size()) + s.target_sizes + 2;
+  check_limit(runs, limits().max_points, path + " [extrapolate]",
+              "grid points (budgets x sizes, plus target_sizes + 2 at the target)", "--max-points");
+  if (!(runs < 1e15)) throw InputError(at + fmt::format("{:g} grid points are too many to plan", runs));
 }
 
 std::map<std::string, double> fixed_numbers(const toml::table& doc) {
@@ -243,16 +303,24 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   auto* ex = doc["extrapolate"].as_table();
   if (!ex) throw InputError(path + ": missing the [extrapolate] table (see docs/fit.md)");
   Spec spec;
-  read_spec(*ex, spec);
+  auto read = [&](const toml::table& t) {
+    try {
+      read_spec(t, spec);
+    } catch (const InputError& e) {
+      throw InputError(path + ": " + e.what());
+    }
+  };
+  read(*ex);
   if (!o.profile.empty() && !is_standard_profile(o.profile) && !doc["profile"][o.profile].as_table())
     throw InputError(path + ": unknown profile '" + o.profile + "' (the file has no [profile." + o.profile + "])");
   if (!o.profile.empty())
-    if (auto p = doc["profile"][o.profile]["extrapolate"].as_table()) read_spec(*p, spec);
+    if (auto p = doc["profile"][o.profile]["extrapolate"].as_table()) read(*p);
   for (auto [v, key] : {std::pair{&spec.size, "size"}, std::pair{&spec.data, "data"}, std::pair{&spec.loss, "loss"}})
     if (v->empty()) throw InputError(path + ": [extrapolate] needs '" + key + "'");
   if (spec.budgets.size() < 3) throw InputError(path + ": [extrapolate] budgets: at least 3 small budgets are needed");
   if (spec.sizes.size() < 3) throw InputError(path + ": [extrapolate] sizes: at least 3 sizes per budget are needed");
-  if (!(spec.target > 0)) throw InputError(path + ": [extrapolate] target: the budget to predict is needed");
+  if (spec.target == 0) throw InputError(path + ": [extrapolate] target: the budget to predict is needed");
+  check_spec(spec, path);
   const std::string measure_name = doc["measure"].value_or<std::string>("");
   const Measure& m = builtin_registry().get(measure_name);
   for (const auto& knob : {spec.size, spec.data})
@@ -265,13 +333,22 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   if (o.out_dir.empty() && !is_plain_name(stem))
     throw InputError(path + ": '" + stem + "' cannot name a results folder; give --out");
   const std::string out = o.out_dir.empty() ? "results/" + stem : o.out_dir;
-  std::filesystem::create_directories(out);
 
-  // 1. IsoFLOP sweeps at the small budgets.
+  // 1. IsoFLOP sweeps at the small budgets, planned, and checked with the target's runs as a whole
+  // (tasks, and the memory of the small runs) before anything runs; the target's runs, whose sizes
+  // follow from the fits, are checked against the memory limit by their own sweep before they run.
   std::vector<Planned> plan;
   for (double C : spec.budgets)
     for (double s : spec.sizes) plan.push_back({s, model.data_for(s, C), C});
-  const Sweeped small = run_part(doc, spec, model, plan, "small", out + "/small", o, m);
+  const Part small_part = plan_part(doc, spec, plan, "small", o, m);
+  const double target_points = spec.target_sizes + 2;
+  check_limit((static_cast<double>(small_part.kept.size()) + target_points) * static_cast<double>(small_part.sweep.runs),
+              limits().max_tasks, path + " [extrapolate]", "tasks (grid points x runs, the target's included)",
+              "--max-tasks");
+  const int threads = resolve_threads(o.threads);
+  for (const auto& p : expand_grid(small_part.sweep, builtin_registry())) check_memory(*p.measure, p.params, threads);
+  std::filesystem::create_directories(out);
+  const Sweeped small = run_part(small_part, spec, model, out + "/small", o);
 
   // 2. Fits: Approach 2 (slices skipped when they lack an interior minimum) and Approach 3.
   IsoflopOptions io;
@@ -297,8 +374,9 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
     return std::sqrt(lo * hi);
   };
   const double centre = std::sqrt(size_for_n(n2) * size_for_n(a3.N));
-  for (int k = 0; k < spec.target_sizes; ++k) {
-    const double t = spec.target_sizes == 1 ? 0.0 : -1.0 + 2.0 * k / (spec.target_sizes - 1);
+  const auto target_sizes = static_cast<std::int64_t>(spec.target_sizes);  // whole and bounded (check_spec)
+  for (std::int64_t k = 0; k < target_sizes; ++k) {
+    const double t = target_sizes == 1 ? 0.0 : -1.0 + 2.0 * static_cast<double>(k) / static_cast<double>(target_sizes - 1);
     const double s = centre * std::pow(spec.target_spread, t);
     tplan.push_back({s, model.data_for(s, spec.target), spec.target});
   }
@@ -306,7 +384,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
     const double s = size_for_n(N);
     tplan.push_back({s, model.data_for(s, spec.target), spec.target});
   }
-  const Sweeped target = run_part(doc, spec, model, tplan, "target", out + "/target", o, m);
+  const Sweeped target = run_part(plan_part(doc, spec, tplan, "target", o, m), spec, model, out + "/target", o);
 
   // 4. Score: the target slice's parabola gives the measured optimum and the loss at each prediction.
   std::vector<double> logn, w;

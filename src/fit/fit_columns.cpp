@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <numeric>
 #include <optional>
@@ -149,6 +150,8 @@ std::vector<double> flops_per_row(const DataTable& t, const std::string& text, c
       C[i] = e->eval(lookup);
     } catch (const InputError& err) {
       throw InputError(where(t, i) + ": " + opt + ": " + shown(err.what(), 1000));
+    } catch (const std::exception&) {  // the math library's own error, e.g. gamma at a pole: not our sentence
+      C[i] = std::numeric_limits<double>::quiet_NaN();
     }
     if (!(C[i] > 0) || !std::isfinite(C[i]))
       throw InputError(where(t, i) + ": " + opt + " gives C = " + num(C[i]) + " (N = " + num(N[i]) + ", D = " +
@@ -247,11 +250,18 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
   std::vector<double> values(out.loss.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     const std::size_t r = row_of_line.at(out.lines[i]);
-    values[i] = e.eval([&](const std::string& name) -> std::optional<double> {
-      const auto a = alias.find(name);
-      if (a != alias.end()) return (*a->second)[i];
-      return columns.at(name)[r];
-    });
+    try {
+      values[i] = e.eval([&](const std::string& name) -> std::optional<double> {
+        const auto a = alias.find(name);
+        if (a != alias.end()) return (*a->second)[i];
+        return columns.at(name)[r];
+      });
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception&) {  // the math library's own error, e.g. gamma at a pole
+      throw InputError(where(t, r) + ": " + option + " \"" + shown(text) +
+                       "\" cannot be evaluated there (a function at a pole, or past the range of a double)");
+    }
   }
   return values;
 }

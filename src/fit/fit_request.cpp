@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 #include "scalinglab/core/error.hpp"
@@ -214,6 +216,7 @@ std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const Dat
 }
 
 FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
+  check_fit_request(r);
   FitOutcome out;
   out.request = r;
   std::vector<std::string> texts{r.law};
@@ -406,23 +409,56 @@ nlohmann::json fit_outcome_saved(const FitOutcome& o) {
 
 nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::string, std::vector<double>>& inputs,
                              double level) {
-  if (!saved.contains("saved") || !saved["saved"].is_object())
+  check_level(level);
+  if (!saved.is_object() || !saved.contains("saved") || !saved["saved"].is_object())
     throw InputError("predict: not a saved fit (write one with `scalinglab fit ... --save FIT.json`)");
   const nlohmann::json& s = saved["saved"];
+  // A saved file may have been edited: every field is checked, so that a wrong one is a sentence
+  // rather than nlohmann's exception text or a read past the end of theta.
+  auto field = [&](const char* key) -> const nlohmann::json& {
+    if (!s.contains(key)) throw InputError(std::string("predict: the saved fit has no '") + key + "'");
+    return s[key];
+  };
+  auto bad = [](const char* key, const char* expected) {
+    return InputError(std::string("predict: the saved fit's '") + key + "' is not " + expected);
+  };
+  auto strings = [&](const nlohmann::json& v, const char* key) {
+    if (!v.is_array()) throw bad(key, "a list of names");
+    std::vector<std::string> out;
+    for (const auto& e : v) {
+      if (!e.is_string()) throw bad(key, "a list of names");
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  };
+  auto coordinates = [&](const nlohmann::json& v, const char* key, std::size_t dims) {
+    if (!v.is_array() || v.size() != dims) throw bad(key, ("a list of " + std::to_string(dims) + " numbers").c_str());
+    std::vector<double> out;
+    for (const auto& e : v) {
+      if (!e.is_number()) throw bad(key, ("a list of " + std::to_string(dims) + " numbers").c_str());
+      out.push_back(e.get<double>());
+    }
+    return out;
+  };
+  const nlohmann::json& law_field = field("law");
+  if (!law_field.is_string()) throw bad("law", "a law's name or expression");
+  const std::string text = law_field.get<std::string>();
   std::shared_ptr<const ScalingLaw> law;
-  const std::string text = s.at("law").get<std::string>();
   if (is_named_law(text)) {
     law = std::shared_ptr<const ScalingLaw>(&scaling_law(text), [](const ScalingLaw*) {});
   } else {
     ExpressionLawOptions o;
     o.name = text;
-    const std::string b = s.value("bounds", "");
-    if (!b.empty()) o.bounds = bounds_for(text, parse_bounds(b));
-    law = std::make_shared<const ScalingLaw>(expression_law(text, s.at("inputs").get<std::vector<std::string>>(), o));
+    if (s.contains("bounds")) {
+      if (!s["bounds"].is_string()) throw bad("bounds", "text such as \"E=0:\"");
+      const std::string b = s["bounds"].get<std::string>();
+      if (!b.empty()) o.bounds = bounds_for(text, parse_bounds(b));
+    }
+    law = std::make_shared<const ScalingLaw>(expression_law(text, strings(field("inputs"), "inputs"), o));
   }
-  if (law->coordinates != s.at("coordinate_names").get<std::vector<std::string>>())
+  if (law->coordinates != strings(field("coordinate_names"), "coordinate_names"))
     throw InputError("predict: the saved coordinates do not match law '" + text + "'");
-  const auto theta = s.at("theta").get<std::vector<double>>();
+  const std::vector<double> theta = coordinates(field("theta"), "theta", law->dims());
   std::size_t n = 1;
   for (const auto& in : law->inputs) {
     const auto it = inputs.find(in);
@@ -436,7 +472,11 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
     if (std::find(law->inputs.begin(), law->inputs.end(), k) == law->inputs.end())
       throw InputError("predict: law '" + text + "' does not read " + k);
   std::vector<std::vector<double>> boots;
-  if (s.contains("bootstrap_thetas")) boots = s["bootstrap_thetas"].get<std::vector<std::vector<double>>>();
+  if (s.contains("bootstrap_thetas")) {
+    const nlohmann::json& b = s["bootstrap_thetas"];
+    if (!b.is_array()) throw bad("bootstrap_thetas", "a list of replicates");
+    for (const auto& t : b) boots.push_back(coordinates(t, "bootstrap_thetas", law->dims()));
+  }
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> at;
@@ -444,7 +484,7 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
     for (const auto& in : law->inputs) {
       const auto& v = inputs.at(in);
       at.push_back(v.size() == 1 ? v[0] : v[i]);
-      row[in] = at.back();
+      row[in] = number(at.back());
     }
     const double loss = std::exp(law_log_predict_at(*law, theta, at));
     if (!std::isfinite(loss) || !(loss > 0)) {
@@ -471,14 +511,60 @@ FitRequest fit_request_from_json(const nlohmann::json& j) {
   static const std::set<std::string> known = {"law", "compare", "x", "N", "D", "C", "loss", "where", "drop_top", "flops",
                                               "weight", "best_of", "holdout", "bounds", "grid", "delta", "cv", "bootstrap",
                                               "level", "seed", "bootstrap_starts", "at", "threads", "x_min", "polish"};
+  if (!j.is_object()) throw InputError("fit: the request is not a set of options");
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw InputError("fit: unknown option '" + k + "'");
-  FitRequest r;
-  auto str = [&](const char* k, std::string& out) {
-    if (j.contains(k) && !j[k].is_null()) out = j[k].get<std::string>();
+  // Each value's type is checked here, naming the option (as the command line spells it); its
+  // range by check_fit_request, as for the command line.
+  auto option = [](const std::string& key) {
+    std::string o = "--" + key;
+    std::replace(o.begin(), o.end(), '_', '-');
+    return o;
   };
+  auto given = [&](const char* k) { return j.contains(k) && !j[k].is_null(); };
+  auto wrong = [&](const char* k, const char* expected) {
+    std::string got = j[k].dump();
+    if (got.size() > 40) got = got.substr(0, 37) + "...";
+    return InputError(option(k) + ": expected " + expected + ", got " + got);
+  };
+  auto str = [&](const char* k, std::string& out) {
+    if (!given(k)) return;
+    if (!j[k].is_string()) throw wrong(k, "text");
+    out = j[k].get<std::string>();
+  };
+  auto strs = [&](const char* k, std::vector<std::string>& out) {
+    if (!given(k)) return;
+    if (!j[k].is_array()) throw wrong(k, "a list of text");
+    for (const auto& e : j[k]) {
+      if (!e.is_string()) throw wrong(k, "a list of text");
+      out.push_back(e.get<std::string>());
+    }
+  };
+  // JSON has no infinity or NaN: Python sends them as text ("inf"), read here as numbers.
+  auto real = [&](const nlohmann::json& v, const char* k) {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) {
+      std::string t = v.get<std::string>();
+      std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (t == "inf" || t == "+inf" || t == "infinity") return std::numeric_limits<double>::infinity();
+      if (t == "-inf" || t == "-infinity") return -std::numeric_limits<double>::infinity();
+      if (t == "nan") return std::numeric_limits<double>::quiet_NaN();
+    }
+    throw wrong(k, "a number");
+  };
+  // A whole number that fits an int (a cast would wrap a larger one round to a small one).
+  auto whole = [&](const char* k, int& out) {
+    if (!given(k)) return;
+    const nlohmann::json& v = j[k];
+    if (!v.is_number_integer()) throw wrong(k, "a whole number");
+    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
+                                             : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
+    if (!fits) throw InputError(option(k) + " " + v.dump() + ": out of range");
+    out = v.get<int>();
+  };
+  FitRequest r;
   str("law", r.law);
-  if (j.contains("compare")) r.compare = j["compare"].get<std::vector<std::string>>();
+  strs("compare", r.compare);
   str("x", r.columns.x);
   str("N", r.columns.N);
   str("D", r.columns.D);
@@ -490,24 +576,105 @@ FitRequest fit_request_from_json(const nlohmann::json& j) {
   str("holdout", r.columns.holdout);
   str("bounds", r.bounds);
   str("cv", r.cv);
-  if (j.contains("where"))
-    for (const auto& w : j["where"].get<std::vector<std::string>>()) {
-      if (is_condition(w)) r.columns.conditions.push_back(w);
-      else r.columns.where.push_back(parse_filter(w));
-    }
-  if (j.contains("x_min") && !j["x_min"].is_null()) r.x_min = j["x_min"].get<double>();
-  if (j.contains("drop_top")) r.columns.drop_top = j["drop_top"].get<int>();
-  if (j.contains("grid")) r.grid = j["grid"].get<std::vector<std::string>>();
-  if (j.contains("delta") && !j["delta"].is_null()) r.delta = j["delta"].get<double>();
-  if (j.contains("bootstrap")) r.boot.replicates = j["bootstrap"].get<int>();
-  if (j.contains("level")) r.boot.level = j["level"].get<double>();
-  if (j.contains("seed")) r.boot.seed = j["seed"].get<std::uint64_t>();
-  if (j.contains("bootstrap_starts")) r.boot.starts = j["bootstrap_starts"].get<int>();
-  if (j.contains("at")) r.at = j["at"].get<std::vector<double>>();
-  if (j.contains("threads")) r.threads = j["threads"].get<int>();
-  if (j.contains("polish")) r.polish = j["polish"].get<int>();
-  if (r.polish < 0) throw InputError("polish: 0 (every start to full tolerance) or more");
+  std::vector<std::string> where;
+  strs("where", where);
+  for (const auto& w : where) {
+    if (is_condition(w)) r.columns.conditions.push_back(w);
+    else r.columns.where.push_back(parse_filter(w));
+  }
+  if (given("x_min")) {
+    r.x_min = real(j["x_min"], "x_min");
+    if (std::isnan(r.x_min)) throw InputError("--x-min nan: give a finite number (or none)");  // NaN means "none" inside
+  }
+  whole("drop_top", r.columns.drop_top);
+  strs("grid", r.grid);
+  if (given("delta")) r.delta = real(j["delta"], "delta");
+  whole("bootstrap", r.boot.replicates);
+  if (given("level")) r.boot.level = real(j["level"], "level");
+  if (given("seed")) {
+    const nlohmann::json& v = j["seed"];
+    if (!v.is_number() && !v.is_string()) throw wrong("seed", "a whole number");
+    r.boot.seed = parse_seed(v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  whole("bootstrap_starts", r.boot.starts);
+  if (given("at")) {
+    if (!j["at"].is_array()) throw wrong("at", "a list of numbers");
+    for (const auto& c : j["at"]) r.at.push_back(real(c, "at"));
+  }
+  whole("threads", r.threads);
+  whole("polish", r.polish);
+  check_fit_request(r);
   return r;
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& what) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(what + " is not JSON (it stops being JSON at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(what + " is not JSON");
+  }
+}
+
+// ---- checks of the numbers a user gives ----------------------------------------------------------
+
+void check_level(double level) {
+  // Outside (0, 1) the percentiles fall outside the sample (a read out of bounds, once).
+  if (!(level >= 0.5 && level <= 0.999))
+    throw InputError(fmt::format("--level {:g}: the coverage of an interval must be from 0.5 to 0.999", level));
+}
+
+void check_bootstrap_options(const BootstrapOptions& b) {
+  if (b.replicates != 0 && (b.replicates < 2 || b.replicates > 1000000))
+    throw InputError(fmt::format("--bootstrap {}: give 0 (no bootstrap) or 2 to 1000000 refits", b.replicates));
+  check_level(b.level);
+  if (b.starts < 0)
+    throw InputError(fmt::format("--bootstrap-starts {}: give 0 (the whole grid) or a positive number of starts", b.starts));
+}
+
+void check_budgets(const std::vector<double>& at) {
+  for (double c : at)
+    if (!(c > 0) || !std::isfinite(c))
+      throw InputError(fmt::format("--at {:g}: a compute budget must be positive and finite", c));
+}
+
+void check_threads(int threads) {
+  if (threads < 0 || threads > 1024) throw InputError(fmt::format("--threads {}: give 0 (all cores) to 1024", threads));
+}
+
+void check_fit_request(const FitRequest& r) {
+  check_bootstrap_options(r.boot);
+  check_budgets(r.at);
+  check_threads(r.threads);
+  if (!std::isnan(r.delta) && !(r.delta > 0))
+    throw InputError(fmt::format("--delta {:g}: the Huber threshold must be positive (inf: least squares)", r.delta));
+  if (r.polish < 0)
+    throw InputError(fmt::format("--polish {}: give 0 (every start to the full tolerance) or a positive number", r.polish));
+  if (std::isinf(r.x_min)) throw InputError(fmt::format("--x-min {:g}: give a finite number", r.x_min));
+  if (r.columns.drop_top < 0)
+    throw InputError(fmt::format("--drop-top {}: give the number of rows to drop, 0 or more", r.columns.drop_top));
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+  const auto refuse = [&] {
+    const std::string shown = text.size() > 40 ? text.substr(0, 37) + "..." : text;
+    return InputError("--seed " + shown + ": a seed is a whole number from 0 to 18446744073709551615");
+  };
+  std::size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  if (b < e && text[b] == '+') ++b;
+  if (b == e) throw refuse();
+  std::uint64_t v = 0;
+  for (std::size_t i = b; i < e; ++i) {
+    const char c = text[i];
+    if (c < '0' || c > '9') throw refuse();
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) throw refuse();
+    v = v * 10 + d;
+  }
+  return v;
 }
 
 }  // namespace scalinglab::fit

@@ -3,6 +3,7 @@
 #include "scalinglab/fit/isoflop.hpp"
 
 #include <Eigen/Dense>
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/random.hpp"
+#include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/scaling_law.hpp"
 
 namespace scalinglab::fit {
@@ -190,6 +192,9 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
       if (!(v > 0) || !std::isfinite(v))
         throw InputError(where + ": " + name + " = " + std::to_string(v) + " (IsoFLOP fits need positive, finite values)");
   }
+  if (!(options.group_tolerance >= 0) || !std::isfinite(options.group_tolerance))
+    throw InputError(fmt::format("--group-tolerance {:g}: give a relative distance, finite and 0 or more (0.1: within 10%)",
+                                 options.group_tolerance));
   if (!(options.trim >= 0) || !std::isfinite(options.trim))
     throw InputError("isoflop: trim = " + std::to_string(options.trim) + " (give a fraction >= 0, e.g. 0.05 for 5%)");
   const bool by_label = !options.budget_labels.empty();
@@ -276,7 +281,8 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
 IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<double>& N, const std::vector<double>& loss,
                                    const BootstrapOptions& boot,
                                    const std::vector<double>& budgets, int threads, const std::vector<double>& weight) {
-  if (boot.replicates < 2) throw InputError("bootstrap: at least 2 replicates are needed");
+  check_bootstrap_options(boot);
+  if (boot.replicates < 2) throw InputError("--bootstrap: at least 2 refits are needed");
   const auto t0 = std::chrono::steady_clock::now();
   struct Rep {
     bool ok = false;

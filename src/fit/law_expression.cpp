@@ -10,8 +10,11 @@
 #include <cstdint>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab::fit {
 
@@ -22,6 +25,16 @@ using Eigen::Index;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Boost's gamma and digamma throw at a pole or on overflow, with text naming Boost's function; a
+// law gives NaN or infinity there instead, which a descent steps back from and `predict` reports
+// as no finite loss.
+namespace bmp = boost::math::policies;
+using QuietMath = bmp::policy<bmp::domain_error<bmp::ignore_error>, bmp::pole_error<bmp::ignore_error>,
+                              bmp::overflow_error<bmp::ignore_error>, bmp::underflow_error<bmp::ignore_error>,
+                              bmp::evaluation_error<bmp::ignore_error>, bmp::rounding_error<bmp::ignore_error>>;
+double gamma_fn(double x) { return boost::math::tgamma(x, QuietMath()); }
+double digamma_fn(double x) { return boost::math::digamma(x, QuietMath()); }
 
 struct Op {
   enum Kind { Const, Input, Param, Neg, Add, Sub, Mul, Div, Pow, Compare, Call } kind = Const;
@@ -139,7 +152,7 @@ class Compiler {
       case Op::Pow: return std::pow(v[0], v[1]);
       case Op::Compare:
         return op.name == "<=" ? v[0] <= v[1] : op.name == ">=" ? v[0] >= v[1] : op.name == "<" ? v[0] < v[1] : v[0] > v[1];
-      case Op::Call: return Expression::call(op.name, v, t_.text);
+      case Op::Call: return op.name == "gamma" ? gamma_fn(v[0]) : Expression::call(op.name, v, t_.text);
       default: return op.value;
     }
   }
@@ -284,7 +297,7 @@ class Evaluator {
     else if (f == "floor") v = std::floor(x);
     else if (f == "ceil") v = std::ceil(x);
     else if (f == "round") v = std::round(x);
-    else if (f == "gamma") { v = boost::math::tgamma(x); pa = v * boost::math::digamma(x); }
+    else if (f == "gamma") { v = gamma_fn(x); pa = v * digamma_fn(x); }
     else if (f == "min") { v = std::min(x, y); pa = x <= y; pb = 1 - pa; }
     else if (f == "max") { v = std::max(x, y); pa = x >= y; pb = 1 - pa; }
   }
@@ -435,7 +448,7 @@ class Evaluator {
       else if (f == "floor") v = x.floor();
       else if (f == "ceil") v = x.ceil();
       else if (f == "round") v = x.round();
-      else if (f == "gamma") v = x.unaryExpr([](double z) { return boost::math::tgamma(z); });
+      else if (f == "gamma") v = x.unaryExpr([](double z) { return gamma_fn(z); });
       else v = x.unaryExpr([](double z) { return Expression::call("zeta", {z}, "zeta"); });
       if (!da) return;
       if (f == "exp") w_.pa = v;
@@ -444,7 +457,7 @@ class Evaluator {
       else if (f == "log10") w_.pa = (x * M_LN10).inverse();
       else if (f == "sqrt") w_.pa = 0.5 / v;
       else if (f == "abs") w_.pa = x.sign();
-      else if (f == "gamma") w_.pa = v * x.unaryExpr([](double z) { return boost::math::digamma(z); });
+      else if (f == "gamma") w_.pa = v * x.unaryExpr([](double z) { return digamma_fn(z); });
       else w_.pa.setZero();  // floor, ceil, round: flat almost everywhere
     });
     pa.arr = &w_.pa;
@@ -529,7 +542,7 @@ double parse_number(const std::string& item, const std::string& context) {
     const double v = Expression(item).eval([](const std::string&) { return std::nullopt; });
     if (!std::isfinite(v)) throw InputError("not finite");
     return v;
-  } catch (const InputError&) {
+  } catch (const std::exception&) {  // InputError, or a math library's own error (gamma at a pole)
     throw InputError(context + ": '" + item + "' is not a finite number");
   }
 }
@@ -659,28 +672,48 @@ std::map<std::string, Bounds> parse_bounds(const std::string& text) {
   return out;
 }
 
-std::pair<std::string, std::vector<double>> parse_grid_option(const std::string& text) {
+std::pair<std::string, std::vector<double>> parse_grid_option(const std::string& text, const std::string& option,
+                                                             double max_values, const std::string& raise_with) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw InputError("--grid '" + text + "': expected NAME=v1,v2,... (or NAME=first:step:last)");
+    throw InputError(option + " '" + text + "': expected NAME=v1,v2,... (or NAME=first:step:last)");
   const std::string name = text.substr(0, eq);
+  const std::string context = option + " " + name;
   std::vector<double> values;
   std::stringstream ss(text.substr(eq + 1));
   std::string item;
   while (std::getline(ss, item, ',')) {
     const auto c1 = item.find(':');
     if (c1 == std::string::npos) {
-      values.push_back(parse_number(item, "--grid " + name));
+      values.push_back(parse_number(item, context));
       continue;
     }
     const auto c2 = item.find(':', c1 + 1);
-    if (c2 == std::string::npos) throw InputError("--grid " + name + ": a range is first:step:last, got '" + item + "'");
-    const double first = parse_number(item.substr(0, c1), "--grid " + name);
-    const double step = parse_number(item.substr(c1 + 1, c2 - c1 - 1), "--grid " + name);
-    const double last = parse_number(item.substr(c2 + 1), "--grid " + name);
-    if (!(step > 0) || last < first || (last - first) / step > 1000)
-      throw InputError("--grid " + name + ": range '" + item + "' needs a positive step and at most 1000 values");
-    for (double x = first; x <= last + 1e-9 * step; x += step) values.push_back(x);
+    if (c2 == std::string::npos) throw InputError(context + ": a range is first:step:last, got '" + item + "'");
+    const double first = parse_number(item.substr(0, c1), context);
+    const double step = parse_number(item.substr(c1 + 1, c2 - c1 - 1), context);
+    const double last = parse_number(item.substr(c2 + 1), context);
+    if (!(step > 0) || last < first)
+      throw InputError(context + ": range '" + item + "' needs a positive step and last >= first");
+    // Counted before anything is made: a huge count (or an infinite one, when the span overflows)
+    // is refused here rather than filling memory.
+    const double count = std::floor((last - first) / step + 1e-9) + 1;
+    const std::string what = context + " range '" + item + "'";
+    if (!raise_with.empty()) check_limit(count, max_values, what, "values", raise_with);
+    else if (!(count <= max_values))
+      throw InputError(fmt::format("{} has {:.4g} values, more than {:g}; use a larger step", what, count, max_values));
+    if (!(count < 1e15)) throw InputError(fmt::format("{} has {:.4g} values; use a larger step", what, count));
+    const auto n = static_cast<std::size_t>(count);
+    values.reserve(values.size() + n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // first + i step rather than repeated addition: no drift, and a step below a double's
+      // resolution at `first` shows as a value that does not grow.
+      const double v = first + static_cast<double>(i) * step;
+      if (i > 0 && !(v > values.back()))
+        throw InputError(fmt::format("{}: the step {:g} does not change {:.17g} (it is below a double's resolution there)",
+                                     what, step, values.back()));
+      values.push_back(v);
+    }
   }
   return {name, values};
 }

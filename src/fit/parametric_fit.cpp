@@ -16,6 +16,7 @@
 #include "scalinglab/core/lapack.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/random.hpp"
+#include "scalinglab/fit/fit_request.hpp"
 
 namespace scalinglab::fit {
 
@@ -510,6 +511,7 @@ ArrayXd resample_weights(std::size_t n, std::uint64_t seed, std::uint64_t r) {
 }
 
 Interval summarise_sample(std::vector<double> sample, double level) {
+  check_level(level);  // a level outside (0, 1) would index outside the sample
   Interval out;
   sample.erase(std::remove_if(sample.begin(), sample.end(), [](double v) { return !std::isfinite(v); }), sample.end());
   if (sample.size() < 2) return out;
@@ -534,7 +536,8 @@ Interval summarise_sample(std::vector<double> sample, double level) {
 
 Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOptions& options,
                             const BootstrapOptions& boot) {
-  if (boot.replicates < 2) throw InputError("bootstrap: at least 2 replicates are needed");
+  check_bootstrap_options(boot);
+  if (boot.replicates < 2) throw InputError("--bootstrap: at least 2 refits are needed");
   const auto t0 = std::chrono::steady_clock::now();
   const ScalingLaw& law = *fit.law;
   std::vector<std::vector<double>> starts{fit.theta};

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/core/random.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 
@@ -26,6 +27,15 @@ TEST(Bootstrap, SummaryMatchesNumpyPercentiles) {
   EXPECT_NEAR(iv.median, 5.5, 1e-12);
   EXPECT_NEAR(iv.hi, 9.775, 1e-12);
   EXPECT_NEAR(iv.se, 3.0276503540974917, 1e-12);
+}
+
+TEST(Bootstrap, ALevelOutsideItsRangeIsRefusedNotReadOutOfBounds) {
+  // A level of 2 asked for the -50th percentile: an index far before the sample (garbage, or a
+  // crash at 1e7).
+  const std::vector<double> x{1, 2, 3, 4};
+  for (double level : {2.0, 1e7, 1.0, 0.0, -0.5, 0.3, std::nan("")}) EXPECT_THROW(summarise_sample(x, level), InputError) << level;
+  EXPECT_NO_THROW(summarise_sample(x, 0.5));
+  EXPECT_NO_THROW(summarise_sample(x, 0.999));
 }
 
 TEST(Bootstrap, PercentileIntervalsCoverAtAboutTheNominalRate) {

@@ -2,14 +2,19 @@
 // leave-one-budget-out folds are the budgets, weights equal duplicated rows, a saved fit predicts
 // what the law says, the default one-input fit is ordinary least squares in log space.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 
+#include <climits>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/random.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "support/cli_process.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::fit;
@@ -209,4 +214,270 @@ TEST(FitRequest, PredictRefusesInputsWhereTheLawIsUndefined) {
   const FitOutcome o = run_fit(t, request("chinchilla"));
   const nlohmann::json saved = fit_outcome_saved(o);
   EXPECT_THROW(predict_saved(saved, {{"N", {-1.0}}, {"D", {1e9}}}, 0.9), InputError);
+}
+
+// ---- what a user gives, checked once for the command line and Python ----------------------------
+
+namespace {
+
+// The message of the InputError `f` throws ("accepted" when it throws none).
+template <class F>
+std::string refusal(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST(FitRequest, PythonsRequestIsCheckedAsTheCommandLineIs) {
+  // Python once accepted each of these (a level of 2 read outside the bootstrap sample, 1e7
+  // crashed); the command line refused them. Now one check serves both, naming the option.
+  const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+      {{{"level", 2.0}}, "--level 2:"},
+      {{{"level", 1e7}}, "--level 1e+07:"},
+      {{{"level", "nan"}}, "--level nan:"},
+      {{{"delta", -1}}, "--delta -1:"},
+      {{{"seed", -1}}, "--seed -1:"},
+      {{{"seed", "18446744073709551616"}}, "--seed 18446744073709551616:"},
+      {{{"seed", 2.5}}, "--seed 2.5:"},
+      {{{"bootstrap", -5}}, "--bootstrap -5:"},
+      {{{"bootstrap", 1}}, "--bootstrap 1:"},
+      {{{"bootstrap", 4294967301ll}}, "--bootstrap 4294967301: out of range"},
+      {{{"bootstrap_starts", -7}}, "--bootstrap-starts -7:"},
+      {{{"polish", -1}}, "--polish -1:"},
+      {{{"threads", -1}}, "--threads -1:"},
+      {{{"at", {1e20, -1.0}}}, "--at -1:"},
+      {{{"at", {"inf"}}}, "--at inf:"},
+      {{{"x_min", "inf"}}, "--x-min inf:"},
+      {{{"x_min", "nan"}}, "--x-min nan:"},
+      {{{"drop_top", -1}}, "--drop-top -1:"},
+      {{{"law", 5}}, "--law: expected text"},
+      {{{"grid", "a=1"}}, "--grid: expected a list of text"},
+      {{{"bootstrap", "200"}}, "--bootstrap: expected a whole number"},
+      {{{"nope", 1}}, "unknown option 'nope'"},
+  };
+  for (const auto& [request, expected] : bad) {
+    const std::string m = refusal([&] { fit_request_from_json(request); });
+    EXPECT_EQ(m.rfind(expected, 0) == 0 || m.find(expected) != std::string::npos, true) << request.dump() << ": " << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+  // Infinity travels as text (JSON has none): least squares from Python is delta=inf.
+  EXPECT_TRUE(std::isinf(fit_request_from_json({{"delta", "inf"}}).delta));
+  EXPECT_EQ(fit_request_from_json({{"seed", 18446744073709551615ull}}).boot.seed, 18446744073709551615ull);
+  // run_fit applies the same check to a request built in C++.
+  FitRequest r = request("chinchilla");
+  r.boot.level = 2;
+  EXPECT_NE(refusal([&] { run_fit(chinchilla_table(0.01, 1), r); }).find("--level 2:"), std::string::npos);
+}
+
+TEST(FitRequest, SeedsAreWholeNumbersFromZeroUp) {
+  EXPECT_EQ(parse_seed("0"), 0u);
+  EXPECT_EQ(parse_seed(" 42 "), 42u);
+  EXPECT_EQ(parse_seed("18446744073709551615"), 18446744073709551615ull);
+  for (const char* bad : {"-1", "18446744073709551616", "1e3", "", "0x10", "1.0", "seven"})
+    EXPECT_NE(refusal([&] { parse_seed(bad); }).find("--seed"), std::string::npos) << bad;
+}
+
+TEST(FitRequest, PredictChecksItsLevelAndTheSavedFitFieldByField) {
+  const DataTable t = chinchilla_table(0.01, 12);
+  FitRequest r = request("chinchilla");
+  r.boot.replicates = 8;
+  const nlohmann::json saved = fit_outcome_saved(run_fit(t, r));
+  const std::map<std::string, std::vector<double>> at = {{"N", {7e10}}, {"D", {1.4e12}}};
+  // A level of 1e7 crashed the Python module (an index far outside the replicates).
+  for (double level : {2.0, 1e7, 0.0, std::nan("")})
+    EXPECT_NE(refusal([&] { predict_saved(saved, at, level); }).find("--level"), std::string::npos) << level;
+  // An edited file: each wrong field is a sentence naming it, never nlohmann's text or a read
+  // past the end of theta (an empty theta crashed `predict`).
+  auto edited = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = saved;
+    edit(j["saved"]);
+    return refusal([&] { predict_saved(j, at, 0.9); });
+  };
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+      {[](nlohmann::json& s) { s["theta"] = nlohmann::json::array(); }, "'theta'"},
+      {[](nlohmann::json& s) { s["theta"] = {1, 2, 3, 4, 5, 6}; }, "'theta'"},
+      {[](nlohmann::json& s) { s["theta"][0] = "x"; }, "'theta'"},
+      {[](nlohmann::json& s) { s["bootstrap_thetas"][1] = {1.0}; }, "'bootstrap_thetas'"},
+      {[](nlohmann::json& s) { s["bootstrap_thetas"] = "x"; }, "'bootstrap_thetas'"},
+      {[](nlohmann::json& s) { s.erase("law"); }, "no 'law'"},
+      {[](nlohmann::json& s) { s["law"] = 5; }, "'law'"},
+      {[](nlohmann::json& s) { s["coordinate_names"] = 5; }, "'coordinate_names'"},
+      {[](nlohmann::json& s) { s["law"] = "E + A/N^alpha"; s["inputs"] = {1}; }, "'inputs'"},
+  };
+  for (const auto& [edit, expected] : edits) {
+    const std::string m = edited(edit);
+    EXPECT_NE(m.find(expected), std::string::npos) << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+  EXPECT_NE(refusal([&] { predict_saved(nlohmann::json::array(), at, 0.9); }).find("not a saved fit"), std::string::npos);
+  // Text that is not JSON: where it stops, not nlohmann's exception text.
+  const std::string m = refusal([] { parse_json("{\"saved\": nope}", "predict: fit.json"); });
+  EXPECT_EQ(m, "predict: fit.json is not JSON (it stops being JSON at byte 12)");
+}
+
+// ---- the command line on hostile or careless input -----------------------------------------------
+
+namespace {
+
+const std::string kChinchillaCsv =
+    std::string(SCALINGLAB_SOURCE_DIR) + "/examples/data/chinchilla-figure4-epoch-extraction.csv";
+
+class FitCli : public scalinglab::testing::ScratchDirTest {
+ protected:
+  // Exit status 2 within `seconds`, one line of ours naming `needle`, no library's text.
+  void expect_refused(const std::vector<std::string>& args, const std::string& needle, double seconds = 10) {
+    const scalinglab::testing::CliOutcome o = scalinglab::testing::run_cli_args(args, 60, dir.string());
+    std::string cmd;
+    for (const auto& a : args) cmd += a + " ";
+    EXPECT_FALSE(o.timed_out) << cmd;
+    EXPECT_EQ(o.status, 2) << cmd << "\n" << o.out;
+    EXPECT_NE(o.out.find(needle), std::string::npos) << cmd << "\n" << o.out;
+    const auto error = o.out.find("scalinglab: error: ");
+    ASSERT_NE(error, std::string::npos) << cmd << "\n" << o.out;
+    EXPECT_EQ(o.out.find('\n', error), o.out.size() - 1) << cmd << "\n" << o.out;  // the last line, and one line
+    for (const char* raw : {"json.exception", "boost::", "Error in function", "std::", "bad_alloc"})
+      EXPECT_EQ(o.out.find(raw), std::string::npos) << cmd << "\n" << o.out;
+    EXPECT_LT(o.seconds, seconds) << cmd;
+  }
+  std::vector<std::string> fit_args(std::vector<std::string> extra) const {
+    std::vector<std::string> a = {"fit", kChinchillaCsv, "--law", "chinchilla", "--N", "Model Size", "--C",
+                                  "Training FLOP", "--drop-top", "5", "--grid", "alpha=0.3", "--grid", "beta=0.3",
+                                  "--threads", "2"};
+    if (std::find(extra.begin(), extra.end(), "--bootstrap") == extra.end()) a.insert(a.end(), {"--bootstrap", "20"});
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::string saved_fit() {
+    const std::string path = (dir / "fit.json").string();
+    const auto o = scalinglab::testing::run_cli_args(fit_args({"--save", path}));
+    EXPECT_EQ(o.status, 0) << o.out;
+    return path;
+  }
+};
+
+}  // namespace
+
+TEST_F(FitCli, RangesThatNeverEndAreRefusedAtOnce) {
+  // Each of these once added a step too small to change the value, for ever, until memory ran out.
+  expect_refused({"fit", kChinchillaCsv, "--law", "E + a/N^b", "--bounds", "E=0:", "--N", "Model Size", "--C",
+                  "Training FLOP", "--bootstrap", "0", "--grid", "a=1e17:1:100000000000000512"},
+                 "--grid a range '1e17:1:100000000000000512': the step 1 does not change");
+  const std::string saved = saved_fit();
+  expect_refused({"predict", saved, "N=1:1e-17:1.000000000000001", "D=1e12"},
+                 "predict N range '1:1e-17:1.000000000000001': the step 1e-17 does not change");
+  // A range's values count against --max-points, before any is made.
+  expect_refused({"predict", saved, "N=1:1:1e9", "D=1e12"}, "has 1e+09 values, more than the limit of 1e+05");
+  expect_refused({"predict", saved, "N=1:1:100", "D=1e12", "--max-points", "50"}, "--max-points");
+  const auto ok = scalinglab::testing::run_cli_args({"predict", saved, "N=1e9:1e9:1e10", "D=1e12", "--json"});
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["predictions"].size(), 10u);
+}
+
+TEST_F(FitCli, BadNumbersAreRefusedWithTheSameSentenceAsInPython) {
+  expect_refused(fit_args({"--level", "2"}), "--level 2: the coverage of an interval must be from 0.5 to 0.999");
+  expect_refused(fit_args({"--seed", "-1"}), "--seed -1: a seed is a whole number");
+  expect_refused(fit_args({"--bootstrap", "-5"}), "--bootstrap -5:");
+  expect_refused(fit_args({"--bootstrap-starts", "-7"}), "--bootstrap-starts -7:");
+  expect_refused(fit_args({"--delta", "-1"}), "--delta -1:");
+  expect_refused({"frontier", kChinchillaCsv, "--N", "Model Size", "--C", "Training FLOP", "--group-tolerance", "-1"},
+                 "--group-tolerance -1:");
+  const std::string saved = saved_fit();
+  expect_refused({"predict", saved, "N=7e10", "D=1.4e12", "--level", "1e7"}, "--level 1e+07:");
+}
+
+TEST_F(FitCli, EditedOrForeignFitFilesAreSentences) {
+  const std::string saved = saved_fit();
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(saved));
+  j["saved"]["theta"] = nlohmann::json::array();  // once a read past its end (a crash)
+  std::ofstream(dir / "edited.json") << j.dump();
+  expect_refused({"predict", (dir / "edited.json").string(), "N=7e10", "D=1.4e12"}, "'theta' is not a list of 5 numbers");
+  write("text.json", "not json\n");
+  expect_refused({"predict", (dir / "text.json").string(), "N=7e10", "D=1.4e12"}, "is not JSON (it stops being JSON at byte");
+  write("other.json", "{\"saved\": {\"law\": 5}}");
+  expect_refused({"predict", (dir / "other.json").string(), "N=7e10", "D=1.4e12"}, "'law' is not");
+  // Boost's gamma at a pole: no loss there, in a sentence (once Boost's text, exit 1).
+  write("g.csv", "x,loss\n1.5,2\n2.5,1.5\n3.5,1.2\n4.5,1.1\n5.5,1.05\n");
+  const std::string g = (dir / "g.json").string();
+  const auto fit = scalinglab::testing::run_cli_args({"fit", (dir / "g.csv").string(), "--law", "A*gamma(x)^-b", "--x",
+                                                      "x", "--bootstrap", "0", "--save", g});
+  ASSERT_EQ(fit.status, 0) << fit.out;
+  expect_refused({"predict", g, "x=-1"}, "gives no positive, finite loss at x=-1");
+  expect_refused({"predict", g, "x=200"}, "gives no positive, finite loss at x=200");
+  expect_refused({"fit", (dir / "g.csv").string(), "--law", "A*x^-b", "--x", "x", "--grid", "A=gamma(-1)"},
+                 "'gamma(-1)' is not a finite number");
+  expect_refused({"fit", (dir / "g.csv").string(), "--law", "A*x^-b", "--x", "x", "--where", "gamma(x-1.5)>0",
+                  "--bootstrap", "0"},
+                 "cannot be evaluated there");
+}
+
+TEST_F(FitCli, ASaveThatCannotBeWrittenWholeIsAnError) {
+  // Through std::ofstream a full disk left the first 4096 bytes and exit status 0.
+  expect_refused(fit_args({"--save", "/dev/full"}), "/dev/full", 60);
+  expect_refused(fit_args({"--save", (dir / "no" / "such" / "dir.json").string()}), "no such file or directory", 60);
+  // A small full file system, where mounting one is permitted (root, outside most containers).
+  const std::filesystem::path mnt = dir / "small";
+  std::filesystem::create_directories(mnt);
+  if (::mount("none", mnt.c_str(), "tmpfs", 0, "size=64k") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mnt.string()};
+  {
+    std::ofstream filler(mnt / "filler", std::ios::binary);
+    filler << std::string(62 * 1024, 'x');
+  }
+  expect_refused(fit_args({"--save", (mnt / "fit.json").string()}), "no space left on device", 60);
+  EXPECT_FALSE(std::filesystem::exists(mnt / "fit.json"));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(mnt)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"filler"});  // no temporary left behind
+}
+
+TEST_F(FitCli, AnExtrapolationIsCheckedAsAWholeBeforeAnyRun) {
+  const std::string base = R"toml(measure = "memory.error"
+runs = 2
+seed = 1
+[params]
+N = 100000
+M = 5
+alpha = 2.0
+scheme = "threshold"
+P = "d/8"
+[extrapolate]
+size = "d"
+data = "T"
+N = "d^2"
+D = "T"
+loss = "error"
+budgets = [1e6, 3e6, 1e7, 3e7]
+sizes = "logspace(8, 1024, 11)"
+target = 1e9
+)toml";
+  auto refused = [&](const std::string& extra, const std::string& needle, const std::vector<std::string>& flags = {}) {
+    const std::string file = write("p.toml", base + extra).string();
+    std::vector<std::string> args = {"extrapolate", file, "--out", (dir / "out").string(), "--quiet"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    expect_refused(args, needle, 10);
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << extra;  // nothing run, nothing written
+  };
+  // 1e9 once allocated gigabytes after the small sweeps had run; 3e9, past an int, planned no run
+  // and exited 0.
+  refused("target_sizes = 1e9\n", "has 1e+09 grid points");
+  refused("target_sizes = 3e9\n", "has 3e+09 grid points");
+  refused("target_sizes = 0\n", "target_sizes = 0: give a whole number");
+  refused("target_sizes = 2.5\n", "target_sizes = 2.5: give a whole number");
+  refused("target_sizes = -3\n", "target_sizes = -3: give a whole number");
+  refused("target_sizes = 9\n", "--max-points", {"--max-points", "40"});
+  refused("target_sizes = 9\n", "--max-tasks", {"--max-tasks", "100"});
+  refused("target_sizes = 9\n", "--max-memory", {"--max-memory", "1000"});
+  refused("target_sizes = 9\ntarget_spread = 0.5\n", "target_spread = 0.5");
+  refused("target_sizes = 9\n[profile.quick.extrapolate]\nbudgets = [1e6, -1, 1e7]\n", "budgets: -1 is not", {"--profile", "quick"});
+  refused("target_sizes = 9\n[profile.quick.extrapolate]\nsizes = \"logspace(8, 1024, 1e6)\"\n", "has 1e+06 values",
+          {"--profile", "quick"});
+  refused("target_sizes = 9\n[profile.quick.extrapolate]\ntarget = inf\n", "target = inf", {"--profile", "quick"});
 }

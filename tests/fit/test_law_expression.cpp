@@ -270,3 +270,46 @@ TEST(LawExpression, OptionsAndErrors) {
   fb.bounds = parse_bounds("nope=0:1");
   EXPECT_THROW(fit_law(law, d, fb), InputError);
 }
+
+TEST(LawExpression, RangesAreCountedBeforeTheirValuesAreMade) {
+  // first + i step, not repeated addition: no drift at the end of a range.
+  const auto tenths = parse_grid_option("a=0:0.1:1").second;
+  ASSERT_EQ(tenths.size(), 11u);
+  EXPECT_EQ(tenths.back(), 1.0);
+  EXPECT_EQ(tenths[3], 3 * 0.1);
+  // A step that adds nothing to the value once looped for ever, the list growing until memory ran
+  // out: it is refused at once, and so is a count past the limit, named in the message.
+  auto message = [](const std::string& text, const std::string& option, double max, const std::string& raise) {
+    try {
+      parse_grid_option(text, option, max, raise);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("a=1e17:1:100000000000000512", "--grid", 1000, "").find("--grid a range"), std::string::npos);
+  EXPECT_NE(message("a=1e17:1:100000000000000512", "--grid", 1000, "").find("does not change"), std::string::npos);
+  EXPECT_NE(message("x=1:1e-17:1.000000000000001", "predict", 1e5, "--max-points").find("predict x range"),
+            std::string::npos);
+  EXPECT_NE(message("a=0:1e-300:1", "--grid", 1000, "").find("1e+300 values"), std::string::npos);
+  EXPECT_NE(message("a=-1e308:1e300:1e308", "--grid", 1000, "").find("inf values"), std::string::npos);
+  EXPECT_NE(message("x=1:1:1e9", "predict", 1e5, "--max-points").find("raise the limit with --max-points"),
+            std::string::npos);
+  EXPECT_EQ(message("x=1:1:1e5", "predict", 1e5, "--max-points"), "accepted");
+  EXPECT_NE(message("a=3:1:1", "--grid", 1000, "").find("last >= first"), std::string::npos);
+}
+
+TEST(LawExpression, GammaAtAPoleIsNotAnExceptionOfTheMathLibrary) {
+  // Boost's tgamma throws at a pole and on overflow, with text naming Boost's function; the law
+  // gives NaN or infinity there, which the fit steps back from and predict refuses in a sentence.
+  const ScalingLaw law = expression_law("A*gamma(x)^-b", {"x"});
+  for (double x : {-1.0, 0.0, 200.0}) {
+    double lp = 0;
+    EXPECT_NO_THROW(lp = law_log_predict_at(law, {1.0, 1.0}, {x})) << x;
+    const double loss = std::exp(lp);
+    EXPECT_FALSE(std::isfinite(loss) && loss > 0) << x;
+  }
+  // A constant of the law at a pole, and a grid value there, are sentences too.
+  EXPECT_NO_THROW(expression_law("A*x^-b + gamma(-1)", {"x"}));
+  EXPECT_THROW(parse_grid_option("A=gamma(-1)"), InputError);
+}

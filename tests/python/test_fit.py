@@ -111,3 +111,69 @@ def test_where_keeps_rows_by_condition_or_equality():
     r = sl.fit(runs, "power", x="size", where={"seed": 2}, bootstrap=0)
     assert r["points"] == 4
     assert r["A"] * 1e6 ** -r["a"] == pytest.approx(4.1, rel=0.05)
+
+
+def _small_chinchilla():
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    return dict(data=df, law="chinchilla", N="Model Size", C="Training FLOP", drop_top=5,
+                grid={"alpha": [0.3], "beta": [0.3]})
+
+
+@pytest.mark.parametrize("keyword, value, message", [
+    ("level", 2.0, "level=2: the coverage of an interval must be from 0.5 to 0.999"),
+    ("level", 1e7, "level=1e+07:"),
+    ("level", float("nan"), "level=nan:"),
+    ("delta", -1, "delta=-1: the Huber threshold must be positive"),
+    ("seed", -1, "seed=-1: a seed is a whole number"),
+    ("bootstrap", -5, "bootstrap=-5:"),
+    ("bootstrap", 1, "bootstrap=1:"),
+    ("bootstrap_starts", -7, "bootstrap_starts=-7:"),
+    ("threads", -1, "threads=-1:"),
+    ("polish", -1, "polish=-1:"),
+    ("at", [float("inf")], "at=inf:"),
+])
+def test_fit_refuses_what_the_command_line_refuses(keyword, value, message):
+    # Each was accepted from Python (level=2 read outside the bootstrap sample) and refused by the CLI.
+    with pytest.raises(ValueError) as e:
+        sl.fit(**_small_chinchilla(), **{"bootstrap": 4, keyword: value})
+    assert message in str(e.value)
+
+
+def test_frontier_and_predict_refuse_what_the_command_line_refuses():
+    path = os.path.join(DATA, "llama3-isoflops-extraction.csv")
+    cols = dict(C="compute_budget", D="training_tokens", loss="validation_loss")
+    for keyword, value, message in [("seed", -1, "seed=-1:"), ("level", 2.0, "level=2:"), ("bootstrap", -5, "bootstrap=-5:"),
+                                    ("group_tolerance", -0.1, "group_tolerance=-0.1:"), ("at", [0], "at=0:")]:
+        with pytest.raises(ValueError, match=message):
+            sl.frontier(path, **cols, **{"bootstrap": 4, keyword: value})
+    r = sl.fit(**_small_chinchilla(), bootstrap=4)
+    with pytest.raises(ValueError, match="level=2:"):
+        sl.predict(r, level=2.0, N=7e10, D=1.4e12)
+
+
+def test_predict_at_a_huge_level_is_an_error_not_a_crash():
+    # level=1e7 once indexed far outside the replicates and killed the interpreter (SIGSEGV).
+    import subprocess
+    import sys
+
+    code = ("import os, pandas as pd, scalinglab as sl\n"
+            f"df = pd.read_csv({os.path.join(DATA, 'chinchilla-figure4-epoch-extraction.csv')!r})\n"
+            "r = sl.fit(df, 'chinchilla', N='Model Size', C='Training FLOP', bootstrap=4, grid={'alpha': [0.3], 'beta': [0.3]})\n"
+            "try:\n    sl.predict(r, level=1e7, N=7e10, D=1.4e12)\nexcept ValueError as e:\n    print('refused:', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "refused: level=1e+07:" in out.stdout
+
+
+def test_an_edited_saved_fit_is_a_value_error():
+    r = sl.fit(**_small_chinchilla(), bootstrap=4)
+    broken = dict(r, saved=dict(r["saved"], theta=[]))
+    with pytest.raises(ValueError, match="'theta' is not a list of 5 numbers"):
+        sl.predict(broken, N=7e10, D=1.4e12)
+
+
+def test_least_squares_from_python_is_delta_inf():
+    # JSON has no infinity: it travels as text and means least squares, as `--delta inf` does.
+    a = sl.fit(**_small_chinchilla(), bootstrap=0, delta=float("inf"))
+    assert a["huber_delta"] is None  # infinite: null in JSON
+    assert a["loss_function"] == "least_squares"

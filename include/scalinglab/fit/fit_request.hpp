@@ -3,6 +3,8 @@
 // request, so both give the same numbers): a law by name or as an expression, the rows, bounds
 // and initial values, held-out rows, leave-one-budget-out cross-validation, other laws to compare
 // on the same rows, the bootstrap. The outcome renders as JSON and as a table.
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -83,7 +85,31 @@ nlohmann::json fit_outcome_saved(const FitOutcome& outcome);
 nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::string, std::vector<double>>& inputs,
                              double level);
 
-// A request from its JSON form (Python passes one): keys as the CLI's long options.
+// A request from its JSON form (Python passes one): keys as the CLI's long options. Checked as
+// check_fit_request does; a value of the wrong type is an InputError naming its key.
 FitRequest fit_request_from_json(const nlohmann::json& j);
+
+// JSON text (a saved fit, a request) parsed, or an InputError naming `what` and the byte where the
+// text stops being JSON (nlohmann's exception text is not shown).
+nlohmann::json parse_json(const std::string& text, const std::string& what);
+
+// ---- the numbers a user gives, checked in one place --------------------------------------------
+// The command line and the Python module both call these before any work, so both refuse the same
+// values with the same sentence. Messages name the command line's option ("--level 2: ..."); the
+// Python layer rewrites it as the keyword ("level=2: ...").
+
+// --level: the coverage of a percentile interval, from 0.5 to 0.999.
+void check_level(double level);
+// --bootstrap (0, or 2 to 10^6 refits), --level, --bootstrap-starts (0: the whole grid, or more).
+void check_bootstrap_options(const BootstrapOptions& boot);
+// --at: compute budgets, each positive and finite.
+void check_budgets(const std::vector<double>& at);
+// --threads: 0 (all cores) to 1024.
+void check_threads(int threads);
+// Everything a fit request holds that is a number: the above, --delta, --polish, --x-min, --drop-top.
+void check_fit_request(const FitRequest& request);
+// --seed as the user wrote it (the command line's text, Python's int): a whole number from 0 to
+// 2^64 - 1. A negative seed is refused rather than wrapped round to a huge one.
+std::uint64_t parse_seed(const std::string& text);
 
 }  // namespace scalinglab::fit

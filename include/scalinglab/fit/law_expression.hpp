@@ -34,8 +34,12 @@ ScalingLaw expression_law(const std::string& text, const std::vector<std::string
 std::map<std::string, Bounds> parse_bounds(const std::string& text);
 
 // One grid option "NAME=v1,v2,..." where each item is a constant expression ("exp(5)") or a range
-// "first:step:last"; "log(NAME)=..." gives the values of log NAME.
-std::pair<std::string, std::vector<double>> parse_grid_option(const std::string& text);
+// "first:step:last"; "log(NAME)=..." gives the values of log NAME. `option` names it in messages
+// ("--grid", "predict"). A range is counted before its values are made: more than `max_values` is
+// refused (through check_limit, naming `raise_with`, when that is given), and so is a step too
+// small to change the value it is added to.
+std::pair<std::string, std::vector<double>> parse_grid_option(const std::string& text, const std::string& option = "--grid",
+                                                             double max_values = 1000, const std::string& raise_with = "");
 
 // The default initial values of a parameter fitted in its own units within `b`, or (positive
 // scales) of its logarithm.
