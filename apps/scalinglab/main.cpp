@@ -1,8 +1,11 @@
 // scalinglab: the command line. Errors are caught here once: bad input exits 2, failures 1.
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iostream>
 #include <new>
 #include <string>
 #include <system_error>
@@ -75,7 +78,18 @@ int main(int argc, char** argv) {
   // Every error ends here as one sentence: bad input and exhausted resources (memory, disk, files)
   // exit 2, since the user can act on them; a failed computation exits 1.
   try {
-    return action ? action() : 0;
+    const int status = action ? action() : 0;
+    // Output that never reached its file (stdout redirected to a full disk, /dev/full) is an error,
+    // not a success with a cut table.
+    std::cout.flush();
+    errno = 0;
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      const int e = errno;
+      std::fprintf(stderr, "scalinglab: error: the output could not be written (%s)\n",
+                   e ? std::strerror(e) : "a write failed");
+      return 2;
+    }
+    return status;
   } catch (const scalinglab::InputError& e) {
     std::fprintf(stderr, "scalinglab: error: %s\n", e.what());
     return 2;

@@ -1,12 +1,11 @@
 #include "scalinglab/core/expression.hpp"
 
-#include <boost/math/special_functions/gamma.hpp>
-#include <boost/math/special_functions/zeta.hpp>
 #include <cctype>
 #include <cmath>
 #include <limits>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/quiet_math.hpp"
 
 namespace scalinglab {
 
@@ -163,10 +162,10 @@ double call(const std::string& expr, const std::string& f, const std::vector<dou
   if (f == "floor") return std::floor(x);
   if (f == "ceil") return std::ceil(x);
   if (f == "round") return std::round(x);
-  if (f == "gamma") return boost::math::tgamma(x);
+  if (f == "gamma") return quiet_tgamma(x);  // NaN or infinity at a pole, as 0/0 and 1/0 are
   if (f == "zeta") {
     if (!(x > 1)) throw InputError("expression \"" + expr + "\": zeta(s) needs s > 1");
-    return boost::math::zeta(x);
+    return quiet_zeta(x);
   }
   throw InputError("expression \"" + expr + "\": unknown function " + f + "()");
 }

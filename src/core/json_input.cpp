@@ -1,5 +1,7 @@
 #include "scalinglab/core/json_input.hpp"
 
+#include <cctype>
+
 #include "scalinglab/core/error.hpp"
 
 namespace scalinglab {
@@ -16,22 +18,19 @@ std::string json_error_text(const nlohmann::json::exception& e) {
   return text;
 }
 
-namespace {
-
-struct TooDeep {};
-
-}  // namespace
-
-nlohmann::json parse_json(std::string_view text, const std::string& where) {
+nlohmann::json::parser_callback_t json_depth_limit() {
   // The callback sees every value as it starts; refusing at the limit stops the parser before it
   // builds (or recurses through) anything deeper.
-  const nlohmann::json::parser_callback_t limit = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-    if (depth > kMaxJsonDepth) throw TooDeep{};
+  return [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > kMaxJsonDepth) throw JsonTooDeep{};
     return true;
   };
+}
+
+nlohmann::json parse_json(std::string_view text, const std::string& where) {
   try {
-    return nlohmann::json::parse(text.begin(), text.end(), limit);
-  } catch (const TooDeep&) {
+    return nlohmann::json::parse(text.begin(), text.end(), json_depth_limit());
+  } catch (const JsonTooDeep&) {
     throw InputError(where + ": malformed JSON (nested deeper than " + std::to_string(kMaxJsonDepth) + " levels)");
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + ": malformed JSON (" + json_error_text(e) + ")");

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/isoflop.hpp"
@@ -609,7 +610,10 @@ FitRequest fit_request_from_json(const nlohmann::json& j) {
 
 nlohmann::json parse_json(const std::string& text, const std::string& what) {
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, json_depth_limit());
+  } catch (const JsonTooDeep&) {
+    throw InputError(what + " is not a file we read (JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                     " levels)");
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(what + " is not JSON (it stops being JSON at byte " + std::to_string(e.byte) + ")");
   } catch (const nlohmann::json::exception&) {

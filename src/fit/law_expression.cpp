@@ -3,8 +3,6 @@
 // an operation depends on).
 #include "scalinglab/fit/law_expression.hpp"
 
-#include <boost/math/special_functions/digamma.hpp>
-#include <boost/math/special_functions/gamma.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +12,7 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/quiet_math.hpp"
 #include "scalinglab/lab/limits.hpp"
 
 namespace scalinglab::fit {
@@ -26,15 +25,10 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Boost's gamma and digamma throw at a pole or on overflow, with text naming Boost's function; a
-// law gives NaN or infinity there instead, which a descent steps back from and `predict` reports
-// as no finite loss.
-namespace bmp = boost::math::policies;
-using QuietMath = bmp::policy<bmp::domain_error<bmp::ignore_error>, bmp::pole_error<bmp::ignore_error>,
-                              bmp::overflow_error<bmp::ignore_error>, bmp::underflow_error<bmp::ignore_error>,
-                              bmp::evaluation_error<bmp::ignore_error>, bmp::rounding_error<bmp::ignore_error>>;
-double gamma_fn(double x) { return boost::math::tgamma(x, QuietMath()); }
-double digamma_fn(double x) { return boost::math::digamma(x, QuietMath()); }
+// A law gives NaN or infinity at a pole of gamma, which a descent steps back from and `predict`
+// reports as no finite loss (core/quiet_math).
+double gamma_fn(double x) { return quiet_tgamma(x); }
+double digamma_fn(double x) { return quiet_digamma(x); }
 
 struct Op {
   enum Kind { Const, Input, Param, Neg, Add, Sub, Mul, Div, Pow, Compare, Call } kind = Const;

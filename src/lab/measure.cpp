@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
@@ -76,7 +77,8 @@ void check_work(const Measure& m, const Params& params) {
   if (!m.work) return;
   const double ops = m.work(params), limit = limits().work_ops();
   if (ops <= limit) return;
-  throw InputError(m.name + " at " + params.canonical() + " takes about " + fmt::format("{:.3g}", ops) +
+  const std::string amount = std::isfinite(ops) ? "about " + fmt::format("{:.3g}", ops) : "more than 1e308";
+  throw InputError(m.name + " at " + params.canonical() + " takes " + amount +
                    " operations per run, more than the limit of " + fmt::format("{:.3g}", limit) +
                    "; reduce the sizes, or raise the limit with --max-work");
 }

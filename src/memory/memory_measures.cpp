@@ -231,6 +231,29 @@ double train_bytes(const Params& prm) {
   return bytes + series_bytes(prm, 2.0 * spec.curve_points) + kProductWorkspaceBytes;
 }
 
+// Work of one memory.train run, in multiply-adds: per step the batch's sampling and, per distinct
+// input of the batch, the state's update (span: M (M + N); features: N d + 3 M d; dense: forward and
+// backward through W and U, plus the optimizer's pass over every parameter); per curve point and at
+// the end, the logits of every input (N d (d + M)).
+double train_work(const Params& prm) {
+  const TrainSpec spec = train_spec(prm);
+  const double N = static_cast<double>(spec.N), M = static_cast<double>(spec.M), d = static_cast<double>(spec.d);
+  const bool population = std::isinf(spec.batch);
+  const double batch = population ? N : std::min(spec.batch, spec.T);
+  const double steps = population ? static_cast<double>(spec.population_steps) : std::ceil(spec.T / std::max(batch, 1.0));
+  const double k = std::min(batch, N);
+  double per_step = batch;
+  switch (state_path(spec)) {
+    case StatePath::span: per_step += k * M * (M + N); break;
+    case StatePath::features: per_step += k * (N * d + 3 * M * d); break;
+    case StatePath::dense: per_step += 6 * k * d * (d + M) + 4 * (d * d + N * d + M * d); break;
+  }
+  const double evaluation = N * d * (d + M) + M * M * N;
+  double work = steps * per_step + (spec.curve_points + 2) * evaluation;
+  if (spec.track_grad_var) work += (spec.curve_points + 2) * N * N * (M + d);
+  return work;
+}
+
 Record infinite_memory_run(const Params& prm, Stream&) {
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const double alpha = prm.real("alpha"), T = prm.count("T");
@@ -403,6 +426,7 @@ void register_memory_measures(Registry& r) {
                  {"label", "embeddings=true: the label f*(x) of each input x", true}};
     m.fn = train_run;
     m.memory = train_bytes;
+    m.work = train_work;
     r.add(std::move(m));
   }
   {

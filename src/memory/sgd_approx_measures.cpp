@@ -43,6 +43,19 @@ double sgd_approx_bytes(const Params& prm) {
   return 68 * N + 4 * touched + buffers + series_bytes(prm, N);
 }
 
+// Work of one memory.sgd_approx run: the T samples (or, expected counts, the iterations of f up to
+// the largest count, at most T), ceil(T/batch) steps over the batch's distinct inputs (expected
+// counts: over every input), and the error of W_q (N d draws and products with M classes).
+double sgd_approx_work(const Params& prm) {
+  const double N = prm.real("N"), M = prm.real("M"), d = prm.real("d");
+  const double T = prm.count("T"), batch = std::max(prm.count("batch"), 1.0);
+  if (std::isinf(T) || std::isinf(batch)) return 0;  // refused by the run with its own sentence
+  const double steps = std::ceil(T / batch);
+  const bool expected = prm.choice("counts") == "expected";
+  const double updates = batch <= 1 ? T : steps * (expected ? N : std::min(batch, N));
+  return (expected ? N : T) + updates + N * d * (2 * M + 20);
+}
+
 Record sgd_approx_run(const Params& prm, Stream& stream) {
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const auto M = static_cast<std::size_t>(prm.integer("M"));
@@ -206,6 +219,7 @@ void register_sgd_approx_measures(Registry& r) {
                  {"q", "the weights q(x), x = 0..N-1 (Figure 5 right)", true}};
     m.fn = sgd_approx_run;
     m.memory = sgd_approx_bytes;
+    m.work = sgd_approx_work;
     r.add(std::move(m));
   }
   {

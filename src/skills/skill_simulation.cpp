@@ -33,6 +33,13 @@ double log_choose(double n, double k) { return std::lgamma(n + 1) - std::lgamma(
 PipelineResult simulate_pipeline(const PipelineSpec& spec, Stream& s) {
   if (spec.S < 2 || spec.L < 1 || spec.R < 2) throw std::invalid_argument("pipeline needs S >= 2, L >= 1, R >= 2");
   if (static_cast<uint64_t>(spec.S) * spec.S > 400'000'000ULL) throw std::invalid_argument("pipeline: S too large (S^2 counters)");
+  // As skills.emergence: sigma_l counts prerequisites, a finite number >= 0 at every level.
+  for (int l = 2; l <= spec.L; ++l) {
+    const double sigma = spec.sigma(l);
+    if (!(sigma >= 0) || !(sigma < 9e18))
+      throw std::invalid_argument("sigma_l must be a finite number >= 0 at every level (sigma_" + std::to_string(l) +
+                                  " = " + std::to_string(sigma) + ")");
+  }
   Stream graph_stream = s.substream(0), skill_stream = s.substream(1);
   const BipartiteGraph g = binomial_graph(spec.R, spec.T, spec.d_t / spec.R, graph_stream);
   const PeelResult peeled = peel(g, nullptr, true);

@@ -463,6 +463,23 @@ double pipeline_bytes(const Params& prm) {
   return graph_bytes(g) + 24 * pairs + 4 * R + 4 * S * S + 16 * S + (L + 1) * (8 * prm.real("m_max") + 400);
 }
 
+// Work of one skills.pipeline run: drawing and peeling the graph, listing the co-occurring concept
+// pairs, and per level the concepts' skills, round(sigma_l) prerequisite draws per skill, a pass over
+// the pairs and the S x S counters.
+double pipeline_work(const Params& prm) {
+  const GraphSize g = graph_size(prm, "skills.pipeline", "binomial");
+  const double R = g.R, d_t = prm.real("d_t"), S = prm.real("S");
+  const int L = static_cast<int>(prm.integer("L"));
+  const double pairs = g.T * d_t * d_t * (g.R - 1) / (2 * R);
+  const auto sigma = level_formula(prm.choice("sigma"), L);
+  double work = 10 * (g.T + R + g.edges) + 4 * pairs;
+  for (int l = 1; l <= L; ++l) {
+    const double s = l == 1 ? 0.0 : std::round(sigma(l));
+    work += R + pairs + 3 * S * S + S * (std::isfinite(s) ? std::max(s, 0.0) : 0.0);
+  }
+  return work;
+}
+
 Record gcc_run(const Params& prm, Stream& stream) {
   const double c = prm.real("c");
   Record r;
@@ -731,6 +748,7 @@ void register_skills_measures(Registry& reg) {
                  {"acquired", "acquired skills / S per level", true}};
     m.fn = pipeline_run;
     m.memory = pipeline_bytes;
+    m.work = pipeline_work;
     reg.add(std::move(m));
   }
   {

@@ -101,8 +101,9 @@ TEST_F(FolderTrust, AFigureLinkIsReplacedNotDrawnThrough) {
   const CliOutcome o = run({"--resume"});
   EXPECT_EQ(o.status, 0) << o.out;
   expect_victim_intact();
-  if (scalinglab::gnuplot_available())
+  if (scalinglab::gnuplot_available()) {
     for (const char* f : {"plot.png", "plot.svg", "plot.pdf"}) EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "o" / f))) << f;
+  }
 }
 
 TEST_F(FolderTrust, TheUsersOwnFigureIsAnotherRunsOutput) {
@@ -145,6 +146,21 @@ TEST_F(FolderTrust, AFileSizeLimitIsAnErrorNotASignal) {
   ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal";
   EXPECT_EQ(WEXITSTATUS(status), 2) << slurp(dir / "log");
   EXPECT_NE(slurp(dir / "log").find("file too large"), std::string::npos) << slurp(dir / "log");
+}
+
+// Standard output on a full device: the table never reached its file, so the command fails with a
+// sentence (once exit 0 with nothing written).
+TEST_F(FolderTrust, OutputThatCannotBeWrittenIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string experiments = std::string(SCALINGLAB_SOURCE_DIR) + "/experiments";
+  for (const std::string& args : std::vector<std::string>{"eval skills.gcc", "describe memory.train",
+                                                          "claims ldpc2024 --experiments \"" + experiments + "\""}) {
+    const std::string cmd = "exec \"" + std::string(SCALINGLAB_CLI) + "\" " + args + " > /dev/full";
+    const int status = std::system(("bash -c '" + cmd + "' 2> " + (dir / "log").string()).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args << ": killed by a signal";
+    EXPECT_EQ(WEXITSTATUS(status), 2) << args << "\n" << slurp(dir / "log");
+    EXPECT_NE(slurp(dir / "log").find("the output could not be written"), std::string::npos) << slurp(dir / "log");
+  }
 }
 
 // A full file system: the write fails with a sentence and the old file stays (a tmpfs of 64 KB;

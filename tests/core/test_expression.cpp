@@ -40,6 +40,16 @@ TEST(Expression, Functions) {
   EXPECT_NEAR(ev("sqrt(16) + log2(8) + log10(100)"), 9, 1e-14);
 }
 
+// Past their range special functions answer as arithmetic does (NaN, infinity), where Boost
+// would throw an exception naming its own function: a formula in a sweep file is a user's input.
+TEST(Expression, SpecialFunctionsAtTheirPolesAreNumbersNotExceptions) {
+  EXPECT_TRUE(std::isnan(ev("gamma(-1)")) || std::isinf(ev("gamma(-1)")));
+  EXPECT_TRUE(std::isinf(ev("gamma(0)")) || std::isnan(ev("gamma(0)")));
+  EXPECT_TRUE(std::isinf(ev("gamma(200)")));
+  EXPECT_NEAR(ev("gamma(-0.5)"), -2 * std::sqrt(M_PI), 1e-13);  // Gamma(1/2) / (-1/2)
+  EXPECT_GT(ev("zeta(1 + 1e-15)"), 1e14);  // 1/(s-1) near the pole, not an exception
+}
+
 TEST(Expression, Variables) {
   Expression e("a * b + a");
   auto v = e.variables();

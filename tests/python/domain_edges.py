@@ -74,12 +74,13 @@ def run_cli(cli, case, timeout):
         return f"exit {status}", time.time() - start, r.stderr.strip()[-300:]
     if status == 2 and ("json.exception" in r.stderr or "boost::" in r.stderr):
         return "library text", time.time() - start, r.stderr.strip()[-300:]
-    return "ok", time.time() - start, ""
+    return ("refused" if status == 2 else "ok"), time.time() - start, ""
 
 
 def run_python(pythonpath, chunk, timeout):
     """One interpreter per chunk of cases; a crash or a hang is charged to the case it was in."""
     bad, pending = [], list(chunk)
+    refused = [0]
     while pending:
         env = dict(os.environ, PYTHONPATH=pythonpath)
         p = subprocess.Popen([sys.executable, "-c", PY_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -94,12 +95,16 @@ def run_python(pythonpath, chunk, timeout):
                 line = lines.get(timeout=timeout)
             except queue.Empty:
                 p.kill()
+                if current is None:
+                    raise SystemExit(f"the Python driver starts no case in {timeout} s (PYTHONPATH {pythonpath})")
                 bad.append((current, "timeout", ""))
                 finished.add(current["id"])
                 break
             if line is None:
                 p.wait()
-                if current is not None and current["id"] not in finished:
+                if current is None and pending:  # died before its first case: the module does not load
+                    raise SystemExit(f"the Python driver exits with {p.returncode} before any case (PYTHONPATH {pythonpath})")
+                if current["id"] not in finished:
                     bad.append((current, f"signal {-p.returncode}" if p.returncode < 0 else f"died {p.returncode}", ""))
                     finished.add(current["id"])
                 break
@@ -110,8 +115,9 @@ def run_python(pythonpath, chunk, timeout):
                 bad.append((current, "exception", msg["what"]))
             elif "done" in msg:
                 finished.add(msg["done"])
+                refused[0] += msg["status"] == 2
         pending = [c for c in pending if c["id"] not in finished]
-    return bad
+    return bad, refused[0]
 
 
 def main():
@@ -124,28 +130,30 @@ def main():
     ap.add_argument("--no-python", action="store_true")
     a = ap.parse_args()
     all_cases = [c for c in cases(a.cli) if not a.only or c["measure"] == a.only]
-    bad = []
+    bad, cli_refused = [], 0
     t0 = time.time()
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         for c, (verdict, seconds, text) in zip(all_cases, ex.map(lambda c: run_cli(a.cli, c, a.timeout), all_cases)):
-            if verdict != "ok":
+            cli_refused += verdict == "refused"
+            if verdict not in ("ok", "refused"):
                 bad.append(("cli", c, verdict, text))
     cli_seconds = time.time() - t0
-    py_seconds = 0
+    py_seconds, py_refused = 0, 0
     if not a.no_python:
         t0 = time.time()
         by_measure = {}
         for c in all_cases:
             by_measure.setdefault(c["measure"], []).append(c)
         with cf.ThreadPoolExecutor(a.jobs) as ex:
-            for result in ex.map(lambda chunk: run_python(a.pythonpath, chunk, a.timeout), by_measure.values()):
+            for result, refused in ex.map(lambda chunk: run_python(a.pythonpath, chunk, a.timeout), by_measure.values()):
+                py_refused += refused
                 for c, verdict, text in result:
                     bad.append(("python", c, verdict, text))
         py_seconds = time.time() - t0
     for where, c, verdict, text in bad:
         print(f"FAIL [{where}] {c['measure']} {c['param']}={c['value']!r}: {verdict} {text}")
-    print(f"domain edges: {len(all_cases)} cases x 2 interfaces ({cli_seconds:.0f} s command line, "
-          f"{py_seconds:.0f} s Python): {len(bad)} failures")
+    print(f"domain edges: {len(all_cases)} cases x 2 interfaces; refused with a sentence: {cli_refused} on the command "
+          f"line ({cli_seconds:.0f} s), {py_refused} in Python ({py_seconds:.0f} s); {len(bad)} failures")
     return 1 if bad else 0
 
 

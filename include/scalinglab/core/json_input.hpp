@@ -13,6 +13,13 @@ namespace scalinglab {
 // Nesting allowed in JSON input: records are 3 levels deep, saved fits a few more.
 inline constexpr int kMaxJsonDepth = 64;
 
+// Thrown by json_depth_limit()'s callback when a value starts deeper than kMaxJsonDepth.
+struct JsonTooDeep {};
+
+// A callback for nlohmann::json::parse that stops the parser at kMaxJsonDepth, before it builds
+// anything deeper (parse_json's bound, for readers with messages of their own).
+nlohmann::json::parser_callback_t json_depth_limit();
+
 // Parses `text`; InputError "WHERE: malformed JSON (...)" naming the byte, or "nested deeper than 64".
 nlohmann::json parse_json(std::string_view text, const std::string& where);
 
