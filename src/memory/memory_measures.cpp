@@ -47,7 +47,7 @@ MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
     run.q = scheme_weights_population(sp, run.task.p);
   } else {
     Stream data = stream.substream(kDataStream);
-    const auto counts = sample_counts(run.task.p, static_cast<uint64_t>(T), data);
+    const auto counts = sample_counts(run.task.p, static_cast<uint64_t>(prm.integer("T")), data);  // T < 9.2e18
     run.q = scheme_weights(sp, counts);
     for (std::size_t x = 0; x < N; ++x)
       if (counts[x] == 0) run.unseen += run.task.p[x];
@@ -162,6 +162,9 @@ TrainSpec train_spec(const Params& prm) {
     throw InputError("memory.train: approx=true needs model=matrix (E and U fixed)");
   if (!std::isinf(spec.batch) && std::isinf(spec.T))
     throw InputError("memory.train: T=inf needs batch=inf (population gradient); give a finite T");
+  if (!std::isinf(spec.T)) prm.integer("T");  // a count of samples below 9.2e18, or a sentence
+  // A batch larger than the T samples is one batch of all of them (a step count, not 0 by overflow).
+  if (!std::isinf(spec.batch)) spec.batch = std::min(spec.batch, spec.T);
   if (spec.optimizer.kind == OptimizerKind::sgd_normalized && spec.model.kind != ModelKind::matrix)
     throw InputError("memory.train: optimizer=sgd_normalized needs model=matrix");
   return spec;

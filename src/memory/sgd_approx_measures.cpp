@@ -25,12 +25,15 @@ using namespace memory;
 enum : uint64_t { kDataStream = 0, kEmbeddingStream = 1, kLabelStream = 2 };
 
 
-uint64_t finite_count(const Params& prm, const std::string& name) {
+// A finite count of samples (or, with `at_most`, a batch: one larger than the T samples is one
+// batch of all of them, however large it is written).
+uint64_t finite_count(const Params& prm, const std::string& name, uint64_t at_most = UINT64_MAX) {
   const double v = prm.count(name);
   if (std::isinf(v))
     throw InputError("memory.sgd_approx: " + name + "=inf is not supported (the approximation follows a finite " +
                      "number of SGD steps); give a finite " + name);
-  return static_cast<uint64_t>(v);
+  if (at_most != UINT64_MAX && v >= static_cast<double>(at_most)) return at_most;
+  return static_cast<uint64_t>(prm.integer(name));  // below 9.2e18, or a sentence
 }
 
 // Bytes of one memory.sgd_approx run: per input the task (20), counts, alias sampler and sort
@@ -62,7 +65,7 @@ Record sgd_approx_run(const Params& prm, Stream& stream) {
   const auto d = static_cast<std::size_t>(prm.integer("d"));
   const double lr = prm.real("lr");
   const uint64_t T = finite_count(prm, "T");
-  const uint64_t batch = finite_count(prm, "batch");
+  const uint64_t batch = finite_count(prm, "batch", T);
 
   Stream label_stream = stream.substream(kLabelStream);
   const ZipfTask task = make_zipf_task(N, M, prm.real("alpha"), prm.choice("f"), label_stream);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "scalinglab/core/stats.hpp"
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/memory/associative_model.hpp"
 #include "scalinglab/memory/optimizer.hpp"
@@ -185,6 +186,24 @@ TEST(Training, DeterministicWhateverTheThreads) {
   const auto one = evaluate(m, prm, 1), two = evaluate(m, prm, 2);
   EXPECT_EQ(one.dump(), two.dump());
   EXPECT_EQ(one["metrics"]["updates"]["mean"], 75.0);
+}
+
+// A batch past the T samples is one batch of all of them: one step, as batch = T (a batch of
+// 1e20 once overflowed the step count to 0 updates).
+TEST(Training, ABatchLargerThanTheSamplesIsOneBatchOfAll) {
+  const Measure& m = builtin_registry().get("memory.train");
+  auto run = [&](const std::string& batch) {
+    return evaluate(m, resolve_params(m.params, {{"N", "30"}, {"d", "12"}, {"T", "300"}, {"batch", batch}}, "test"), 1);
+  };
+  EXPECT_EQ(run("1e20")["metrics"]["updates"]["mean"], 1.0);
+  EXPECT_EQ(run("300")["metrics"]["updates"]["mean"], 1.0);
+  const Measure& approx = builtin_registry().get("memory.sgd_approx");
+  auto run_approx = [&](const std::string& batch) {
+    return evaluate(approx, resolve_params(approx.params, {{"N", "30"}, {"T", "300"}, {"batch", batch}}, "test"), 1);
+  };
+  EXPECT_EQ(run_approx("1e20")["metrics"]["updates"]["mean"], 1.0);
+  // Counts too large for 64 bits are refused, not wrapped.
+  EXPECT_THROW(evaluate(m, resolve_params(m.params, {{"T", "1e19"}}, "test"), 1), InputError);
 }
 
 TEST(Training, LearnsTheAssociationsWhenMemoryIsLarge) {
