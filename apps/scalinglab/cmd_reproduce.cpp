@@ -1,16 +1,22 @@
+#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "commands.hpp"
+#include "scalinglab/core/duration.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/run/report.hpp"
+#include "scalinglab/run/runner.hpp"
 
 namespace scalinglab::cli {
 
 void add_reproduce(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "reproduce", "Run every sweep of a paper (experiments/PAPER/*.toml, in name order), check its claims\n"
-                   "and write OUT/report.md (+ report.html). Exit 0 if every claim passes, 1 otherwise.");
+                   "and write OUT/report.md (+ report.html). Exit 0 if every claim passes, 1 otherwise, 3 when\n"
+                   "stopped by SIGTERM (finish with --resume).");
   auto o = std::make_shared<ReproduceOptions>();
+  auto every = std::make_shared<std::string>("10m");
   cmd->add_option("paper", o->paper, "paper folder under experiments/, e.g. cabannes2023")->required();
   cmd->add_option("--profile", o->profile, "sweep profile: quick (minutes) or paper (the papers' sizes)")
       ->capture_default_str();
@@ -20,9 +26,20 @@ void add_reproduce(CLI::App& app, Action& action) {
   cmd->add_flag("--quiet", o->quiet, "no progress bars (claims and the summary are still printed)");
   cmd->add_option("--experiments", o->experiments_dir,
                   "experiments folder (default: ./experiments, else the source tree's)");
-  cmd->callback([&action, o] {
-    action = [o] {
-      const ReproduceOutcome r = reproduce(*o);
+  cmd->add_option("--checkpoint-every", *every,
+                  "long tasks save their state this often (default 10m; 0: only on signals); SIGUSR1 saves at once, "
+                  "SIGTERM saves and stops (exit 3)");
+  cmd->callback([&action, o, every] {
+    action = [o, every] {
+      o->checkpoint_every = parse_duration(*every, "--checkpoint-every");
+      o->handle_signals = true;
+      ReproduceOutcome r;
+      try {
+        r = reproduce(*o);
+      } catch (const RunInterrupted& e) {
+        std::fprintf(stderr, "scalinglab: %s\n", e.what());
+        return kExitInterrupted;
+      }
       return r.failed > 0 ? 1 : 0;
     };
   });

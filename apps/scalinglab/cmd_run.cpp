@@ -7,7 +7,9 @@
 
 #include "commands.hpp"
 #include "scalinglab/cluster/job_environment.hpp"
+#include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/run/runner.hpp"
 #ifdef SCALINGLAB_HAVE_MPI
 #include "scalinglab/cluster/mpi_run.hpp"
@@ -39,10 +41,10 @@ void add_run(CLI::App& app, Action& action) {
              "appended to DIR/results.jsonl as tasks finish; then DIR/summary.csv, the plot and the checks.\n"
              "Under mpirun (mpirun -np K scalinglab run ...), rank 0 runs the sweep and hands tasks to every\n"
              "rank; the outputs are those of a single process (docs/cluster.md).\n"
-             "Exit status: 0 all checks pass, 1 a check fails, 2 bad input, 3 an MPI job stopped mid-run\n"
-             "(finish with --resume).");
+             "Exit status: 0 all checks pass, 1 a check fails, 2 bad input, 3 stopped mid-run (SIGTERM, or an\n"
+             "MPI job stopped): finish with --resume.");
   struct Opts {
-    std::string file, out, shard, profile;
+    std::string file, out, shard, profile, checkpoint_every = "10m";
     std::vector<std::string> sets;
     int threads = 0;
     bool resume = false, quiet = false;
@@ -58,6 +60,9 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--shard", o->shard, "run only tasks i, i+n, i+2n, ... of the task list (i/n); join with `merge`");
   cmd->add_option("--profile", o->profile, "apply the file's [profile.NAME] overrides (e.g. quick, paper)");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
+  cmd->add_option("--checkpoint-every", o->checkpoint_every,
+                  "long tasks (factor.train) save their state into DIR/checkpoints this often (default 10m; 0: only "
+                  "on signals); SIGUSR1 saves at once, SIGTERM saves and stops (exit 3): --resume continues bit for bit");
   cmd->callback([&action, o] {
     action = [o] {
       const bool as_rank = launched_as_mpi_job();
@@ -74,6 +79,8 @@ void add_run(CLI::App& app, Action& action) {
                          "rank would run the whole sweep: rebuild it with MPI, or run without mpirun");
 #endif
       RunOptions opts;
+      opts.checkpoint_every = parse_duration(o->checkpoint_every, "--checkpoint-every");
+      opts.handle_signals = true;
       if (!o->shard.empty()) std::tie(opts.shard_index, opts.shard_count) = parse_shard(o->shard);
       const Sweep sweep = load_sweep(o->file, o->profile, o->sets);
       require_known_profile(sweep, o->profile);
@@ -85,7 +92,13 @@ void add_run(CLI::App& app, Action& action) {
 #ifdef SCALINGLAB_HAVE_MPI
       if (job) opts.remote = &job->workers();
 #endif
-      const RunOutcome r = run_sweep(sweep, opts);
+      RunOutcome r;
+      try {
+        r = run_sweep(sweep, opts);
+      } catch (const RunInterrupted& e) {
+        std::fprintf(stderr, "scalinglab: %s\n", e.what());
+        return kExitInterrupted;
+      }
       if (!r.aggregated) {
         std::printf("shard %llu/%llu: %zu tasks (%zu run now, %zu done before) in %s\n",
                     static_cast<unsigned long long>(opts.shard_index), static_cast<unsigned long long>(opts.shard_count),

@@ -12,9 +12,13 @@
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/limits.hpp"
 
 int main(int argc, char** argv) {
+  // SIGUSR1 (Slurm's warning before a time limit, forwarded by mpirun) asks long tasks to save
+  // their state; at any other moment, before a run or after it, it is a no-op rather than the end.
+  scalinglab::install_checkpoint_signals(false);
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported like a full disk, instead of
   // the process ending silently by SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);

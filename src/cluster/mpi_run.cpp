@@ -1,5 +1,7 @@
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/cluster/mpi_run.hpp"
 
+#include <optional>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -26,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scalinglab/cluster/record_wire.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/lab/evaluate.hpp"
@@ -160,6 +164,8 @@ class MpiWorkers final : public RemoteWorkers {
     return n;
   }
 
+  void set_checkpoints(const CheckpointSettings& settings) override { checkpoints_ = settings; }
+
   void attach(const std::vector<TaskRef>& tasks, TaskQueue& queue) override {
     tasks_ = &tasks;
     // A task handed out by feed() is rendered once its rank is known, not here as well.
@@ -171,7 +177,8 @@ class MpiWorkers final : public RemoteWorkers {
   void serve(const Sweep& sweep, const SweepOrigin& origin, const std::vector<TaskRef>& tasks, TaskQueue& queue,
              const Done& done) override {
     const std::string setup =
-        nlohmann::json{{"text", sweep.text}, {"path", sweep.path}, {"profile", origin.profile}, {"sets", origin.sets}}
+        nlohmann::json{{"text", sweep.text}, {"path", sweep.path}, {"profile", origin.profile}, {"sets", origin.sets},
+                       {"checkpoints", {{"dir", checkpoints_.dir}, {"every", checkpoints_.every}, {"resume", checkpoints_.resume}}}}
             .dump();
     const int size = static_cast<int>(threads_.size());
     for (int w = 1; w < size; ++w) send(setup, w, kSweep);
@@ -308,6 +315,7 @@ class MpiWorkers final : public RemoteWorkers {
   }
 
   std::vector<int> threads_;  // per rank; rank 0's entry unused
+  CheckpointSettings checkpoints_;
   std::vector<char> stopped_;
   std::map<std::size_t, int> owner_;  // tasks at other ranks
   std::mutex render_mutex_;           // owner_ and the stop message's buffers
@@ -386,6 +394,7 @@ int MpiJob::serve_tasks(int threads) {
   const Registry& registry = builtin_registry();
   std::unique_ptr<Sweep> sweep;
   std::vector<GridPoint> points;
+  std::optional<CheckpointSettings> checkpoints;  // rank 0's OUT/checkpoints (a shared file system)
   std::string setup_error;
   try {
     const auto j = nlohmann::json::parse(m.bytes);
@@ -393,6 +402,10 @@ int MpiJob::serve_tasks(int threads) {
                                                 j.at("profile").get<std::string>(),
                                                 j.at("sets").get<std::vector<std::string>>(), registry));
     points = expand_grid(*sweep, registry);
+    if (j.contains("checkpoints")) {
+      const auto& c = j.at("checkpoints");
+      checkpoints = CheckpointSettings{c.at("dir").get<std::string>(), c.at("every").get<double>(), c.at("resume").get<bool>()};
+    }
   } catch (const std::exception& e) {
     setup_error = std::string("could not rebuild the sweep: ") + e.what();
   }
@@ -400,6 +413,7 @@ int MpiJob::serve_tasks(int threads) {
   // Same rule as the runner: one BLAS thread per task, so records do not depend on where they ran.
   set_blas_threads(1);
   set_task_threads(1);
+  install_checkpoint_signals(false);  // SIGUSR1 (mpirun forwards it): long tasks save at once
   Mailbox box;
   const auto compute = [&] {
     for (;;) {
@@ -421,10 +435,21 @@ int MpiJob::serve_tasks(int threads) {
                                    " (do all ranks run the same scalinglab build on the same sweep?)");
         const GridPoint& p = points[w.point];
         const auto start = std::chrono::steady_clock::now();
-        const Record record = run_task(*p.measure, p.params, sweep->seed, w.run);
+        std::unique_ptr<TaskCheckpoint> checkpoint;
+        if (checkpoints) checkpoint = make_task_checkpoint(*checkpoints, p.measure->name, p.params, sweep->seed, w.run);
+        Record record;
+        {
+          CheckpointScope scope(checkpoint.get());
+          record = run_task(*p.measure, p.params, sweep->seed, w.run);
+        }
+
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         put<double>(out, seconds);
         append_record(record, out);
+        // The result is on its way to rank 0, which writes it: the state goes (a result lost with
+        // rank 0 reruns the task from its start).
+        if (checkpoint && checkpoint->used()) checkpoint->remove();
+        if (checkpoint && checkpoint->restored()) std::fprintf(stderr, "a task went on from its checkpoint\n");
         std::lock_guard<std::mutex> lock(box.mutex);
         box.seconds_sum += seconds;
         ++box.results;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "scalinglab/core/error.hpp"
+#include "scalinglab/core/state_blob.hpp"
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -53,6 +56,26 @@ inline void mulhilo8(__m256i a, __m256i m, __m256i& hi, __m256i& lo) {
 }
 }  // namespace
 #endif
+
+void Stream::save(BlobWriter& w) const {
+  w.u64(key_);
+  w.u64(counter_);
+  w.bytes(buf_.data(), sizeof buf_);
+  w.u64(static_cast<uint64_t>(pos_));
+  w.u64(has_spare_ ? 1 : 0);
+  w.f64(spare_);
+}
+
+void Stream::restore(BlobReader& r) {
+  key_ = r.u64();
+  counter_ = r.u64();
+  r.bytes(buf_.data(), sizeof buf_);
+  const uint64_t pos = r.u64();
+  if (pos > static_cast<uint64_t>(kBuffer)) throw InputError("a checkpoint's random stream is damaged");
+  pos_ = static_cast<int>(pos);
+  has_spare_ = r.u64() != 0;
+  spare_ = r.f64();
+}
 
 void Stream::refill() {
   // Structure-of-arrays Philox4x32-10 over kBlocks consecutive counters (same maths as philox4x32,

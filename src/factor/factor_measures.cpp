@@ -13,6 +13,7 @@
 #include "scalinglab/core/progress.hpp"
 #include "scalinglab/factor/factor_task.hpp"
 #include "scalinglab/factor/factor_training.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 
 namespace scalinglab {
 
@@ -153,6 +154,7 @@ Record train_run(const Params& prm, Stream& stream) {
     progress = std::make_unique<Progress>(ts.epochs, 0, "factor.train", false, "epochs");
     ts.on_epoch = [&progress] { progress->advance(); };
   }
+  ts.checkpoint = current_checkpoint();  // in a sweep: saved every --checkpoint-every and on signals
   try {
     res = train(task, ts, train_stream, &split_stream);
   } catch (const std::invalid_argument& e) {

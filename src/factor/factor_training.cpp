@@ -6,7 +6,10 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/state_blob.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/factor/adam.hpp"
 
 namespace scalinglab::factor {
@@ -119,7 +122,46 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream,
     res.curve_flops.push_back(static_cast<double>(epoch) * per_epoch);
   };
 
-  for (std::size_t t = 0; t <= spec.epochs; ++t) {
+  // A checkpoint holds everything the remaining epochs read: the next epoch and evaluation, the
+  // curve so far, the weights, Adam's moments and step, and the batches' random stream.
+  std::size_t first_epoch = 0;
+  auto save_state = [&](std::size_t next_epoch) {
+    BlobWriter w;
+    w.u64(next_epoch);
+    w.u64(next_eval);
+    w.doubles(res.curve_epoch);
+    w.doubles(res.curve_loss);
+    w.doubles(res.curve_flops);
+    w.floats(net.theta);
+    w.floats(adam.m);
+    w.floats(adam.v);
+    w.u64(static_cast<uint64_t>(adam.t));
+    data.save(w);
+    spec.checkpoint->save(w.str());
+  };
+  if (spec.checkpoint) {
+    if (const auto state = spec.checkpoint->load()) {
+      BlobReader r(*state, "the checkpoint of factor.train");
+      first_epoch = static_cast<std::size_t>(r.u64());
+      next_eval = static_cast<std::size_t>(r.u64());
+      res.curve_epoch = r.doubles();
+      res.curve_loss = r.doubles();
+      res.curve_flops = r.doubles();
+      std::vector<float> theta = r.floats(), m = r.floats(), v = r.floats();
+      const auto steps = r.u64();
+      data.restore(r);
+      if (!r.done() || first_epoch > spec.epochs || next_eval > evals.size() || theta.size() != net.size() ||
+          m.size() != net.size() || v.size() != net.size() || res.curve_loss.size() != res.curve_epoch.size() ||
+          res.curve_flops.size() != res.curve_epoch.size())
+        throw InputError("the checkpoint of factor.train does not fit this task: remove it to start afresh");
+      net.theta = std::move(theta);
+      adam.m = std::move(m);
+      adam.v = std::move(v);
+      adam.t = static_cast<long>(steps);
+    }
+  }
+
+  for (std::size_t t = first_epoch; t <= spec.epochs; ++t) {
     const bool evaluate = next_eval < evals.size() && evals[next_eval] == t;
     if (t == spec.epochs) {  // after the last step: the final losses
       res.loss = test_loss();
@@ -157,6 +199,7 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream,
     const double lr = learning_rate(spec.schedule, spec.lr, static_cast<double>(t), static_cast<double>(spec.epochs));
     adam.step(net.theta.data(), grad.data(), first_trained, net.size(), lr, threads);
     if (spec.on_epoch) spec.on_epoch();
+    if (spec.checkpoint && t + 1 < spec.epochs && spec.checkpoint->due()) save_state(t + 1);
   }
   if (res.diverged) res.loss = res.train_loss = std::numeric_limits<double>::quiet_NaN();
   res.flops = static_cast<double>(spec.epochs) * per_epoch;

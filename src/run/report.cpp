@@ -358,12 +358,16 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
     run.threads = options.threads;
     run.resume = options.resume;
     run.quiet = options.quiet;
+    run.checkpoint_every = options.checkpoint_every;
+    run.handle_signals = options.handle_signals;
     run.origin = SweepOrigin{options.profile, {}};
     const auto start = std::chrono::steady_clock::now();
     try {
       r.outcome = run_sweep(r.sweep, run);
     } catch (const InputError&) {
       throw;  // bad input (e.g. existing results without --resume): stop, exit 2
+    } catch (const RunInterrupted&) {
+      throw;  // SIGTERM: the whole reproduction stops, --resume continues it
     } catch (const std::exception& e) {
       r.error = e.what();  // a failed computation: report it, go on with the other sweeps
     }

@@ -2,12 +2,14 @@
 #include "scalinglab/run/runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -16,6 +18,8 @@
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/progress.hpp"
+#include "scalinglab/core/random.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/limits.hpp"
 #include "scalinglab/plot/figure.hpp"
@@ -47,6 +51,20 @@ std::string outcome_summary(const RunOutcome& r) {
 namespace {
 
 const char* kResults = "results.jsonl";
+
+// Every task of the run is recorded: what is left in OUT/checkpoints of ours (states, and the
+// temporary files of saves cut by a kill) goes, and the folder with it when nothing else is there.
+// Names are matched, links removed as links, never followed.
+void remove_checkpoints(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) return;
+  static const std::regex ours(R"([0-9a-f]{16}\.state(\.tmp\.[0-9]+\.[0-9]+)?)");
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (std::regex_match(it->path().filename().string(), ours)) stale.push_back(it->path());
+  for (const auto& p : stale) fs::remove(p, ec);
+  fs::remove(dir, ec);  // only when empty
+}
 
 std::string read_small(const fs::path& path, const std::string& what) {
   return read_file(path.string(), kMaxSweepFileBytes, what);
@@ -240,6 +258,14 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     queue.finished(i, seconds);
     report();
   };
+  // Long tasks keep checkpoints in OUT/checkpoints (made when the first one saves).
+  const fs::path checkpoint_dir = dir / "checkpoints";
+  const CheckpointSettings checkpoints{fs::absolute(checkpoint_dir).string(), options.checkpoint_every, options.resume};
+  const auto checkpoint_of = [&](const Task& t) {
+    return make_task_checkpoint(checkpoints, t.point->measure->name, t.point->params, sweep.seed, t.run);
+  };
+  std::atomic<bool> interrupted{false};
+  std::atomic<std::size_t> continued{0};  // tasks that went on from a saved state
   const auto run_here = [&] {
     parallel_for(static_cast<std::size_t>(threads), threads, [&](std::size_t, int) {
       std::size_t i;
@@ -247,8 +273,19 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
         try {
           const Task& t = todo[i];
           const auto start = std::chrono::steady_clock::now();
-          Record record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
+          const auto checkpoint = checkpoint_of(t);
+          Record record;
+          {
+            CheckpointScope scope(checkpoint.get());
+            record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
+          }
           record_task(i, std::move(record), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          if (checkpoint->used()) checkpoint->remove();  // the record is written: the state is no longer needed
+          if (checkpoint->restored()) ++continued;
+        } catch (const TaskInterrupted&) {
+          interrupted = true;  // saved; the run stops
+          queue.stop();
+          return;
         } catch (...) {
           queue.stop();  // the first failure ends the run; tasks running elsewhere finish
           throw;
@@ -256,12 +293,44 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
       }
     });
   };
+  // SIGUSR1: every running long task saves and goes on. SIGTERM (this process alone; under MPI
+  // the job's own stop handling stays): they save and the run stops; tasks that keep no checkpoint
+  // are abandoned (redone on --resume) once the others have saved.
+  if (options.handle_signals) install_checkpoint_signals(!options.remote);
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&] {
+    while (!finished.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (!stop_requested()) continue;
+      queue.stop();
+      const auto asked = std::chrono::steady_clock::now();
+      while (!finished.load() && !running_tasks_saved() && std::chrono::steady_clock::now() - asked < std::chrono::seconds(60))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // A moment for the workers to return on their own; tasks without checkpoints do not.
+      for (int k = 0; k < 50 && !finished.load(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (finished.load()) return;
+      std::fprintf(stderr, "\nscalinglab: interrupted: %zu of %zu tasks done in %s, long tasks' states in %s; run again "
+                   "with --resume to continue\n", progress.done(), out.tasks_total, results_path.c_str(),
+                   checkpoint_dir.c_str());
+      std::_Exit(kExitInterrupted);  // results.jsonl is written line by line: nothing is lost
+    }
+  });
+  struct Stop {
+    std::atomic<bool>& finished;
+    std::thread& watchdog;
+    ~Stop() {
+      finished = true;
+      watchdog.join();
+      restore_checkpoint_signals();
+    }
+  } stop_watch{finished, watchdog};
   if (!options.remote) {
     run_here();
   } else {
     std::vector<TaskRef> refs;
     for (const auto& t : todo) refs.push_back({t.point->index, t.run, t.point->key});
     options.remote->attach(refs, queue);
+    options.remote->set_checkpoints(checkpoints);
     std::exception_ptr local_error;
     std::thread here([&] {
       try {
@@ -281,7 +350,15 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     if (local_error) std::rethrow_exception(local_error);
   }
   progress.finish();
+  if (continued > 0)
+    std::fprintf(stderr, "%zu task%s went on from %s checkpoint\n", continued.load(), continued > 1 ? "s" : "",
+                 continued > 1 ? "their" : "its");
   if (report_error) std::rethrow_exception(report_error);
+  if (interrupted || stop_requested())
+    throw RunInterrupted("interrupted: " + std::to_string(progress.done()) + " of " + std::to_string(out.tasks_total) +
+                         " tasks done in " + results_path.string() + ", long tasks' states in " +
+                         checkpoint_dir.string() + "; run again with --resume to continue");
+  remove_checkpoints(checkpoint_dir);
   if (stopped) {
     const std::size_t done = progress.done();
     throw RunStopped("stopped with " + std::to_string(done) + " of " + std::to_string(out.tasks_total) +

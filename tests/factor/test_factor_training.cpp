@@ -2,12 +2,21 @@
 // and that the network learns (compression with d >= chi_bar goes far below the initial loss).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
+#include "scalinglab/core/random.hpp"
+#include "scalinglab/core/state_blob.hpp"
 #include "scalinglab/factor/factor_task.hpp"
 #include "scalinglab/factor/factor_training.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/lab/param.hpp"
@@ -156,4 +165,91 @@ TEST(FactorTrainMeasure, ObservedSetsAreNestedAcrossGamma) {
   EXPECT_EQ(small.size(), 30u);
   EXPECT_EQ(large_rest.size(), 30u);
   for (uint32_t x : small) EXPECT_TRUE(std::binary_search(large.begin(), large.end(), x)) << x;
+}
+
+// ---- checkpoints (lab/checkpoint.hpp): a run restored from its state ends where it would have ----
+
+namespace {
+
+// The checkpoint file's layout, read independently of TaskCheckpoint: magic, identity, state, hash.
+struct CheckpointFile {
+  std::string head, state;
+  static CheckpointFile read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t magic = std::string("scalinglab checkpoint 1\n").size();
+    uint64_t n = 0;
+    std::memcpy(&n, text.data() + magic, 8);
+    const std::size_t state_at = magic + 8 + n + 8;
+    uint64_t m = 0;
+    std::memcpy(&m, text.data() + magic + 8 + n, 8);
+    return {text.substr(0, state_at), text.substr(state_at, m)};
+  }
+  void write(const std::string& path) const {
+    const uint64_t hash = stable_hash(state);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << head << state;
+    out.write(reinterpret_cast<const char*>(&hash), 8);
+  }
+};
+
+}  // namespace
+
+TEST(FactorTraining, ARunRestoredFromItsCheckpointEndsBitForBitAsTheWholeRun) {
+  const FactorTask task = small_task(4, "2x8", "4x2");
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("scalinglab-factor-checkpoint-" + std::to_string(::getpid()) + ".state")).string();
+  for (Setting setting : {Setting::compression, Setting::single_pass}) {
+    TrainSpec spec;
+    spec.setting = setting;
+    spec.d = 16, spec.h = 32, spec.epochs = 120, spec.batch = 300, spec.evals = 12;
+    // The whole run, which saves its state once, after epoch 37 (a checkpoint asked for then).
+    TaskCheckpoint saving(path, "task", 0, false);
+    std::size_t epoch = 0;
+    spec.on_epoch = [&] {
+      if (++epoch == 37) request_checkpoints(false);
+    };
+    spec.checkpoint = &saving;
+    Stream a(9);
+    const TrainResult whole = train(task, spec, a);
+    ASSERT_TRUE(std::filesystem::exists(path));
+
+    // From the saved state: the remaining epochs only, and the same curve and losses, bit for bit.
+    TaskCheckpoint loading(path, "task", 0, true);
+    spec.checkpoint = &loading;
+    epoch = 0;
+    spec.on_epoch = [&] { ++epoch; };
+    Stream b(9);
+    const TrainResult restored = train(task, spec, b);
+    EXPECT_TRUE(loading.restored());
+    EXPECT_EQ(epoch, 120u - 37u);
+    EXPECT_EQ(restored.curve_epoch, whole.curve_epoch);
+    EXPECT_EQ(restored.curve_loss, whole.curve_loss);
+    EXPECT_EQ(restored.loss, whole.loss);
+    EXPECT_EQ(restored.train_loss, whole.train_loss);
+
+    // A wrong model of the state: Adam's moments left out (zeroed) change the end, so the test sees them.
+    CheckpointFile file = CheckpointFile::read(path);
+    BlobReader r(file.state, "state");
+    BlobWriter w;
+    w.u64(r.u64());
+    w.u64(r.u64());
+    for (int k = 0; k < 3; ++k) w.doubles(r.doubles());
+    w.floats(r.floats());
+    const std::vector<float> m = r.floats(), v = r.floats();
+    w.floats(std::vector<float>(m.size(), 0.0f));
+    w.floats(std::vector<float>(v.size(), 0.0f));
+    while (!r.done()) {
+      char c;
+      r.bytes(&c, 1);
+      w.bytes(&c, 1);
+    }
+    file.state = w.str();
+    file.write(path);
+    TaskCheckpoint edited(path, "task", 0, true);
+    spec.checkpoint = &edited;
+    Stream c(9);
+    EXPECT_NE(train(task, spec, c).loss, whole.loss);
+    std::filesystem::remove(path);
+  }
 }

@@ -10,6 +10,9 @@
 
 namespace scalinglab {
 
+class BlobWriter;
+class BlobReader;
+
 // Philox4x32-10 block function: 4 words of output for a 128-bit counter and a 64-bit key.
 std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
 
@@ -57,6 +60,11 @@ class Stream {
   // Fill `out[0..n)` with standard normals times `scale` (float: embeddings are stored in float).
   void fill_normal(float* out, std::size_t n, float scale);
   void fill_normal(double* out, std::size_t n, double scale);
+
+  // The whole position of the stream (key, counter, buffered words, the cached normal), for a
+  // checkpoint: a restored stream draws exactly what this one would have drawn next.
+  void save(BlobWriter& w) const;
+  void restore(BlobReader& r);
 
  private:
   // Philox blocks are computed kBlocks at a time in a loop the compiler vectorises; the stream

@@ -17,6 +17,10 @@
 #include "scalinglab/factor/gated_mlp.hpp"
 #include "scalinglab/factor/lr_schedule.hpp"
 
+namespace scalinglab {
+class TaskCheckpoint;
+}
+
 namespace scalinglab::factor {
 
 enum class Setting { single_pass, compression, generalization };
@@ -36,6 +40,7 @@ struct TrainSpec {
   std::vector<std::size_t> extra_evals;  // further evaluation epochs (<= epochs), e.g. T/10
   int threads = 0;           // inside the run; the result does not depend on it
   std::function<void()> on_epoch;  // called after every optimizer step (progress reports)
+  TaskCheckpoint* checkpoint = nullptr;  // saves and restores the whole state (lab/checkpoint.hpp)
 };
 
 // Forward + backward FLOPs per training sample (the paper's count).

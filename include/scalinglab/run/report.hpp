@@ -15,6 +15,8 @@ struct ReproduceOptions {
   int threads = 0;
   bool resume = false;
   bool quiet = false;
+  double checkpoint_every = 600;  // as RunOptions
+  bool handle_signals = false;
 };
 
 struct ReproduceOutcome {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scalinglab/claims/check.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/run/task_queue.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
@@ -32,6 +33,8 @@ class RemoteWorkers {
   // Called once before any task is taken (e.g. to observe the queue); `tasks` and `queue` live
   // until the run's last task is done.
   virtual void attach(const std::vector<TaskRef>& /*tasks*/, TaskQueue& /*queue*/) {}
+  // Where the workers' long tasks keep their checkpoints (before serve).
+  virtual void set_checkpoints(const CheckpointSettings& /*settings*/) {}
   // Hands tasks from `queue` (indices into `tasks`) to the workers, which rebuild the grid from the
   // sweep's text and `origin`; calls `done` (from this thread) as each result arrives. Returns when
   // the queue is empty or stopped and every task handed out is back; throws when a task failed.
@@ -48,6 +51,12 @@ struct RunOptions {
   SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
   const Registry* registry = nullptr;  // where the sweep's measure lives; null: builtin_registry()
   RemoteWorkers* remote = nullptr;     // other processes sharing the tasks (MPI); null: this one only
+  // Long tasks (factor.train) save their state into OUT/checkpoints every this many seconds (<= 0:
+  // on signals only), on SIGUSR1, and on SIGTERM before the run stops (lab/checkpoint.hpp).
+  double checkpoint_every = 600;
+  // Whether SIGUSR1 and SIGTERM are taken over during the run (the command line; not in Python,
+  // whose interpreter keeps its own signals).
+  bool handle_signals = false;
   // Called after each task is recorded, one call at a time, from the thread that finished it (the
   // caller's own thread among them): tasks done (resumed ones included), all tasks, seconds left
   // (the ETA, refreshed at most twice a second; NaN while unknown). Returning false stops the run:
@@ -58,6 +67,12 @@ struct RunOptions {
 
 // A run stopped by RunOptions::on_progress: every finished task is in results.jsonl (resume it).
 struct RunStopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A run stopped by SIGTERM: finished tasks are in results.jsonl, long tasks' states in
+// OUT/checkpoints; `--resume` continues (exit status kExitInterrupted).
+struct RunInterrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
