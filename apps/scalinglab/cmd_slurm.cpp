@@ -130,9 +130,13 @@ void add_slurm(CLI::App& app, Action& action) {
       };
       const std::string n = std::to_string(o->array);
       const std::string profile = o->profile.empty() ? "" : " --profile " + shell_quote(o->profile);
+      // --signal: SIGUSR1 to the shard (the batch shell, which execs scalinglab) 5 minutes before the
+      // time limit: long tasks save their state; the SIGTERM at the limit saves again and stops.
       std::string shards = header(name, "shard-%a.log") + "#SBATCH --array=0-" + std::to_string(o->array - 1) + "\n" +
+                           "#SBATCH --signal=B:USR1@300\n"
                            "set -euo pipefail\n"
-                           "# Shard k of " + n + "; --resume: a requeued or preempted task continues where it stopped.\n"
+                           "# Shard k of " + n + "; --resume: a requeued or preempted task continues where it stopped,\n"
+                           "# long tasks from their checkpoints.\n"
                            "k=\"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\"\n"
                            "exec " + shell_quote(bin) + " run " + shell_quote(sweep_path.string()) + profile +
                            " --shard \"$k/" + n + "\" --out " + shell_quote((out / "shard-").string()) +
