@@ -59,7 +59,8 @@ fs::file_time_type newest(const fs::path& dir) {
   fs::file_time_type t = fs::file_time_type::min();  // (the clock's zero is not before every file)
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    t = std::max(t, fs::last_write_time(it->path(), ec));
+    if (it->path().extension() == ".state")  // a save's temporary file is not a state yet
+      t = std::max(t, fs::last_write_time(it->path(), ec));
   return t;
 }
 
