@@ -314,18 +314,16 @@ std::string paper_folder(const std::string& experiments_dir, const std::string& 
   return paper_dir.string();
 }
 
-ReproduceOutcome reproduce(const ReproduceOptions& options) {
+std::vector<Sweep> load_paper_sweeps(const ReproduceOptions& options) {
   const fs::path experiments = find_experiments_dir(options.experiments_dir);
   const fs::path paper_dir = paper_folder(experiments.string(), options.paper, options.profile);
-  const auto files = paper_sweep_files(paper_dir.string());
-
-  std::vector<SweepReport> reports;
-  for (const auto& f : files) reports.push_back({load_sweep(f, options.profile), {}, 0, ""});
+  std::vector<Sweep> sweeps;
+  for (const auto& f : paper_sweep_files(paper_dir.string())) sweeps.push_back(load_sweep(f, options.profile));
   // A profile no file of the paper knows is a typo, not a request for the files as written.
   if (!options.profile.empty() && !is_standard_profile(options.profile)) {
     std::vector<std::string> known;
-    for (const auto& r : reports)
-      for (const auto& p : r.sweep.profiles)
+    for (const auto& s : sweeps)
+      for (const auto& p : s.profiles)
         if (std::find(known.begin(), known.end(), p) == known.end()) known.push_back(p);
     if (std::find(known.begin(), known.end(), options.profile) == known.end()) {
       std::string list;
@@ -334,6 +332,13 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
                        (list.empty() ? "none" : list) + "; \"quick\" and \"paper\" always apply)");
     }
   }
+  return sweeps;
+}
+
+ReproduceOutcome reproduce(const ReproduceOptions& options) {
+  const fs::path experiments = find_experiments_dir(options.experiments_dir);
+  std::vector<SweepReport> reports;
+  for (auto& sweep : load_paper_sweeps(options)) reports.push_back({std::move(sweep), {}, 0, ""});
 
   const fs::path out_dir = options.out_dir.empty() ? "results/" + options.paper + "-" + options.profile
                                                    : options.out_dir;

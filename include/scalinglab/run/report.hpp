@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "scalinglab/sweep/sweep.hpp"
+
 namespace scalinglab {
 
 struct ReproduceOptions {
@@ -31,6 +33,11 @@ std::string find_experiments_dir(const std::string& hint = "");
 // paper or profile that is not a plain name, an unknown paper (listing the known ones) or a folder
 // without sweep files.
 std::string paper_folder(const std::string& experiments_dir, const std::string& paper, const std::string& profile);
+
+// Loads every sweep of the paper under the options' profile, in name order (all before anything
+// runs, so a typo in the last file costs no time). InputError for an unknown paper or a profile none
+// of its files knows.
+std::vector<Sweep> load_paper_sweeps(const ReproduceOptions& options);
 
 ReproduceOutcome reproduce(const ReproduceOptions& options);
 
