@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "plan_options.hpp"
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/run/report.hpp"
@@ -29,8 +30,15 @@ void add_reproduce(CLI::App& app, Action& action) {
   cmd->add_option("--checkpoint-every", *every,
                   "long tasks save their state this often (default 10m; 0: only on signals); SIGUSR1 saves at once, "
                   "SIGTERM saves and stops (exit 3)");
-  cmd->callback([&action, o, every] {
-    action = [o, every] {
+  auto plan = std::make_shared<PlanCommandOptions>();
+  plan->add_to(cmd);
+  cmd->callback([&action, o, every, plan] {
+    action = [o, every, plan] {
+      if (plan->requested()) {
+        const PlanOptions options = plan->resolved(o->threads);
+        std::fputs(plan_text(plan_paper(*o, options), options).c_str(), stdout);
+        return 0;
+      }
       o->checkpoint_every = parse_duration(*every, "--checkpoint-every");
       o->handle_signals = true;
       ReproduceOutcome r;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "plan_options.hpp"
 #include "scalinglab/cluster/job_environment.hpp"
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
@@ -50,6 +51,7 @@ void add_run(CLI::App& app, Action& action) {
     bool resume = false, quiet = false;
   };
   auto o = std::make_shared<Opts>();
+  auto plan = std::make_shared<PlanCommandOptions>();
   cmd->add_option("file", o->file, "the sweep file, e.g. experiments/cabannes2023/fig1-left.toml")->required();
   cmd->add_option("--out", o->out, "results directory (default: results/<file stem>)");
   cmd->add_option("--threads", o->threads,
@@ -63,8 +65,17 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--checkpoint-every", o->checkpoint_every,
                   "long tasks (factor.train) save their state into DIR/checkpoints this often (default 10m; 0: only "
                   "on signals); SIGUSR1 saves at once, SIGTERM saves and stops (exit 3): --resume continues bit for bit");
-  cmd->callback([&action, o] {
-    action = [o] {
+  plan->add_to(cmd);
+  cmd->callback([&action, o, plan] {
+    action = [o, plan] {
+      if (plan->requested()) {
+        const PlanOptions options = plan->resolved(o->threads);
+        if (!o->shard.empty()) throw InputError("--plan estimates the whole sweep: drop --shard");
+        const Sweep sweep = load_sweep(o->file, o->profile, o->sets);
+        require_known_profile(sweep, o->profile);
+        std::fputs(plan_text({plan_sweep(sweep, options)}, options).c_str(), stdout);
+        return 0;
+      }
       const bool as_rank = launched_as_mpi_job();
 #ifdef SCALINGLAB_HAVE_MPI
       // Ranks other than 0 only compute; rank 0 (below) does everything a single process does.
