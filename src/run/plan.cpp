@@ -263,7 +263,7 @@ std::unique_ptr<ProbedSweep> probe_sweep(const Sweep& sweep, const PlanOptions& 
   return out;
 }
 
-SweepPlan estimate_sweep(ProbedSweep& probed) {
+SweepPlan estimate_sweep(ProbedSweep& probed, const PlanOptions& options) {
   SweepPlan plan;
   plan.name = probed.sweep->name;
   plan.points = probed.points.size();
@@ -271,6 +271,18 @@ SweepPlan estimate_sweep(ProbedSweep& probed) {
   plan.probe_seconds = probed.seconds;
   plan.load_average = probed.load;
   for (auto& p : probed.parts) plan.measures.push_back(p->estimate());
+  // The limits `run` checks before any task (docs/reliability.md): reported, since a plan is also
+  // for sizing a sweep too large for this machine.
+  try {
+    check_limit(static_cast<double>(plan.tasks), limits().max_tasks, probed.sweep->path, "tasks (grid points x runs)",
+                "--max-tasks");
+    for (const auto& p : probed.points) {
+      check_memory(*p.measure, p.params, resolve_threads(options.threads));
+      check_work(*p.measure, p.params);
+    }
+  } catch (const InputError& e) {
+    plan.refused = e.what();
+  }
   return plan;
 }
 
@@ -305,7 +317,7 @@ double SweepPlan::wall_seconds(int threads) const {
 }
 
 SweepPlan plan_sweep(const Sweep& sweep, const PlanOptions& options) {
-  return estimate_sweep(*probe_sweep(sweep, options));
+  return estimate_sweep(*probe_sweep(sweep, options), options);
 }
 
 std::vector<SweepPlan> plan_paper(const ReproduceOptions& paper, const PlanOptions& options) {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,6 +97,7 @@ ProbeOutcome probe_task(const Measure& m, const Params& params, uint64_t seed, u
   // worker that spins on the other core (and would double the CPU time measured).
   set_blas_threads(1);
   const auto start = std::chrono::steady_clock::now();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(fd[0]);
@@ -104,6 +106,9 @@ ProbeOutcome probe_task(const Measure& m, const Params& params, uint64_t seed, u
   }
   if (pid == 0) {
     close(fd[0]);
+    // Dies with the plan: a plan killed mid-probe must not leave an hours-long task running.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
     probe_child(fd[1], m, params, seed, runs, limit);
   }
   close(fd[1]);

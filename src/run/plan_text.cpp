@@ -70,6 +70,7 @@ std::string plan_text(const std::vector<SweepPlan>& plans, const PlanOptions& op
       if (!m.failure.empty())
         warnings += fmt::format("warning: {} ({}): a probe failed, so the run would too: {}\n", p.name, label(m), m.failure);
     }
+    if (!p.refused.empty()) warnings += fmt::format("warning: {}: run would refuse it here: {}\n", p.name, p.refused);
     if (wall && p.longest_seconds() > options.wall_seconds)
       warnings += fmt::format("warning: {}: one task takes {}about {}, longer than the wall time {}: it needs "
                               "checkpoints, or a longer wall time\n",

@@ -170,6 +170,8 @@ TEST(Plan, TaskLongerThanTheWallIsFlagged) {
   EXPECT_EQ(plan_text({p}, o).find("warning"), std::string::npos) << plan_text({p}, o);
   // The array column: 100 CPU-hours, 24 h, 2 cores: 3.
   EXPECT_NE(plan_text({p}, o).find("      3  work x rate"), std::string::npos) << plan_text({p}, o);
+  p.refused = "toy.spin at n=1 needs about 9 GB per run";  // past a limit of this machine: said, not thrown
+  EXPECT_NE(plan_text({p}, o).find("warning: long: run would refuse it here: toy.spin"), std::string::npos);
 }
 
 using PlanCli = scalinglab::testing::ScratchDirTest;

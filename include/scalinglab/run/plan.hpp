@@ -41,6 +41,7 @@ struct SweepPlan {
   std::vector<MeasureEstimate> measures;
   double probe_seconds = 0;  // time spent probing
   double load_average = NAN; // the machine's load average (1 min) after probing: other programs' share
+  std::string refused;       // why `run` would refuse the sweep on this machine (a limit), or ""
 
   double cpu_seconds() const;
   double longest_seconds() const;
