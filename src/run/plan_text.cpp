@@ -73,7 +73,7 @@ std::string plan_text(const std::vector<SweepPlan>& plans, const PlanOptions& op
     if (!p.refused.empty()) warnings += fmt::format("warning: {}: run would refuse it here: {}\n", p.name, p.refused);
     if (wall && p.longest_seconds() > options.wall_seconds)
       warnings += fmt::format("warning: {}: one task takes {}about {}, longer than the wall time {}: it needs "
-                              "checkpoints, or a longer wall time\n",
+                              "checkpoints (--checkpoint-every), or a longer wall time\n",
                               p.name, p.lower_bound() ? "more than " : "", human_time(p.longest_seconds()),
                               human_time(options.wall_seconds));
     tasks += p.tasks;
