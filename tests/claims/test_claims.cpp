@@ -186,6 +186,37 @@ TEST_F(ClaimsTest, InconsistentIndexesAreRefused) {
   EXPECT_NO_THROW(load_claims(dir_.string(), "p"));
 }
 
+// A paper profile run in parts: an item whose sweeps have no results in the folder is "not run",
+// and claims.toml's [plan] gives it the cost a --plan run measured; a plan naming no sweep is refused.
+TEST_F(ClaimsTest, ItemsOfSweepsNotRunCarryTheirPlannedCost) {
+  write("s.toml", kSweep);
+  write("t.toml", "measure = \"memory.error\"\n[grid]\nd = [8]\n[[check]]\nclaim = \"c\"\nref = \"Thm. 2\"\n"
+                  "known_failure = \"measured 2\"\nbelow = { x = \"d\", y = \"error\", bound = \"1\" }\n");
+  const std::string items = "[[item]]\nid = \"Prop. 3\"\nclaim = \"decay\"\n[[item]]\nid = \"Fig. 1\"\nclaim = \"p\"\n"
+                            "[[item]]\nid = \"Thm. 2\"\nclaim = \"t\"\n";
+  write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"scalinglab reproduce p --plan\"\n"
+                       "cpu_hours = { t = \">= 50\" }\n" + items);
+  const ClaimsIndex index = load_claims(dir_.string(), "p");
+  EXPECT_EQ(index.planned_cpu_hours.at("t"), ">= 50");
+  std::map<std::string, std::vector<CheckResult>> run = {{"s", {result(1, true), result(2, true, "", "T")}}};
+  auto st = item_statuses(index, run);
+  EXPECT_EQ(st[0].category, "reproduced");
+  EXPECT_EQ(st[2].category, "not run");  // t.toml has no checks.json here: not "no check in this profile"
+  add_planned_cost(index, st);
+  EXPECT_EQ(st[2].text, "not run (--plan: t >= 50 CPU-hours)");
+  EXPECT_EQ(st[0].text, "reproduced at the paper's setting");  // a run item keeps its status
+  const std::string md = claims_markdown(index, {"paper profile"}, {st});
+  EXPECT_NE(md.find("`scalinglab reproduce p --plan` measured"), std::string::npos) << md;
+  EXPECT_EQ(compare_claims_markdown(md, md, {"paper profile"}), "");
+
+  write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"x\"\ncpu_hours = { u = \"3\" }\n" + items);
+  EXPECT_THROW(load_claims(dir_.string(), "p"), InputError);  // u is not a sweep of the folder
+  write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"x\"\n" + items);
+  EXPECT_THROW(load_claims(dir_.string(), "p"), InputError);  // no cpu_hours
+  write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"x\"\ncpu_hours = { t = \"3\" }\nwall = 2\n" + items);
+  EXPECT_THROW(load_claims(dir_.string(), "p"), InputError);  // unknown key
+}
+
 // The papers' own indexes: consistent with their sweep files, and CLAIMS.md lists the same items and
 // checks (its statuses are compared with fresh runs by the reproduce tests of ctest).
 TEST(PaperClaims, EveryPaperHasAConsistentIndexAndClaimsTable) {

@@ -37,6 +37,10 @@ struct ClaimsIndex {
   std::string citation;  // "Authors (year), Title, venue"
   std::vector<ClaimItem> items;
   std::map<std::string, std::vector<CheckRef>> checks;  // item id -> the checks that test it
+  // The paper profile's cost where it is not run here, as measured by `plan_command` (a --plan run):
+  // sweep stem -> its CPU-hours in words (">= 50", "336").
+  std::string plan_command;
+  std::map<std::string, std::string> planned_cpu_hours;
 };
 
 // The sweep files of a paper's folder in name order (every *.toml but claims.toml, the index).
@@ -66,6 +70,10 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
 // the folder holds no checks.json at all.
 std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_results(const ClaimsIndex& index,
                                                                                   const std::string& dir);
+
+// The paper profile's column with the planned cost of what it did not run: "not run (--plan: fig9 336
+// CPU-hours)" for an item whose checks' sweeps have a planned cost in claims.toml's [plan].
+void add_planned_cost(const ClaimsIndex& index, std::vector<ItemStatus>& statuses);
 
 // Counts of items per category, in words: "3 reproduced at the paper's setting, 1 at reduced scale, ...".
 std::string item_counts(const std::vector<ItemStatus>& statuses);
