@@ -41,6 +41,57 @@ double sgemm_rate(int threads, int reps) {
   return 2.0 * n * n * n / *std::min_element(t.begin(), t.end());
 }
 
+
+// The step's matrix products alone, at the shapes the engine gives the BLAS (chunks of `chunk` rows:
+// the MLP's six products, the logits, dU and the W_out gradient), on one core: CPU-seconds per step
+// of `rows` rows, the best of `reps`. What the products cost at these shapes, short and wide (inner
+// dimension d = 64), as opposed to the square sgemm's rate.
+double products_alone(std::size_t rows, std::size_t chunk, std::size_t d, std::size_t h, std::size_t M, int reps) {
+  using MatRF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  set_blas_threads(1);
+  const auto c = static_cast<Eigen::Index>(chunk), D = static_cast<Eigen::Index>(d), H = static_cast<Eigen::Index>(h),
+             m = static_cast<Eigen::Index>(M);
+  MatRF U = MatRF::Random(c, D), W1 = MatRF::Random(H, D), W3 = MatRF::Random(H, D), W2 = MatRF::Random(D, H),
+        Wout = MatRF::Random(m, D) * 0.1f, A(c, H), G(c, H), Z(c, D), logits(c, m), dU(c, D), gWout = MatRF::Zero(m, D),
+        gW1 = MatRF::Zero(H, D), gW3 = MatRF::Zero(H, D), gW2 = MatRF::Zero(D, H), dS(c, H);
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    for (std::size_t done = 0; done < rows; done += chunk) {
+      A.noalias() = U * W1.transpose();
+      G.noalias() = U * W3.transpose();
+      Z.noalias() += A * W2.transpose();
+      logits.noalias() = U * Wout.transpose();
+      gWout.noalias() += logits.transpose() * U;
+      dU.noalias() = logits * Wout;
+      gW2.noalias() += dU.transpose() * A;
+      dS.noalias() = dU * W2;
+      gW1.noalias() += dS.transpose() * U;
+      gW3.noalias() += G.transpose() * U;
+      dU.noalias() = dS * W1;
+      dU.noalias() += G * W3;
+    }
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+// Exponentials per second on one core: Eigen's vectorised exp (the one the loss head and the gates
+// use) over a row of 4096 floats held in L1, the best of `reps`.
+double exp_rate(int reps) {
+  Eigen::ArrayXf x = Eigen::ArrayXf::Random(4096) * 20.0f - 10.0f, y(4096);
+  const int inner = 2000;
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    for (int k = 0; k < inner; ++k) {
+      y = (x - static_cast<float>(k & 1)).exp();
+      x(k & 4095) += y(0) * 1e-30f;  // keeps the loop from being hoisted
+    }
+    best = std::min(best, seconds_since(t0));
+  }
+  return 4096.0 * inner / best;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +149,30 @@ int main(int argc, char** argv) {
       c.fraction.push_back(flops / sec / rate);
     }
   }
+  // Where the CPU time of a step goes (one extra pass of `steps` steps with the engine's phase clock,
+  // the Adam update timed around it), against each phase's own bound on this machine: the products
+  // at the one-core share of the sgemm rate, the exponentials of the head (rows x M) and of the
+  // gates (2 rows x h) at Eigen's exp rate on one core.
+  const double exps_per_second = exp_rate(5);
+  std::vector<double> products_bound(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    products_bound[i] = products_alone(cases[i].soft ? N : B, 256, 64, 128, M, 3);
+  std::vector<PhaseSeconds> phases(cases.size());
+  std::vector<double> adam_seconds(cases.size(), 0.0);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    engine.time_phases(&phases[i]);
+    for (int k = 0; k < steps; ++k) {
+      const Case& c = cases[i];
+      Targets t;
+      if (c.soft) t.row = [&](std::size_t x, float* out) { task.row(x, out); }, t.neg_entropy = neg_entropy.data();
+      else t.labels = by.data();
+      engine.loss_and_gradient(net, c.soft ? all.data() : bx.data(), c.soft ? N : B, t, grad.data(), true, false, threads);
+      const auto t0 = Clock::now();
+      adam.step(net.theta.data(), grad.data(), 0, net.size(), 1e-4, threads);
+      adam_seconds[i] += seconds_since(t0) * threads;
+    }
+    engine.time_phases(nullptr);
+  }
   std::printf("{\"impl\": \"scalinglab\", \"threads\": %d, \"reps\": %d, \"sgemm_rate\": %.6g, \"cases\": {", threads,
               reps, median(rates));
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -105,8 +180,19 @@ int main(int argc, char** argv) {
     const std::size_t rows = c.soft ? N : B;
     const double sec = median(c.seconds), flops = static_cast<double>(rows) * flops_per_sample(64, 128, 1, M);
     std::printf("%s\"%s\": {\"N\": %zu, \"M\": %zu, \"d\": 64, \"h\": 128, \"L\": 1, \"batch\": %zu, "
-                "\"flops_per_step\": %.0f, \"seconds_per_step\": %.6g, \"flop_rate\": %.6g, \"sgemm_fraction\": %.4f}",
+                "\"flops_per_step\": %.0f, \"seconds_per_step\": %.6g, \"flop_rate\": %.6g, \"sgemm_fraction\": %.4f, ",
                 i ? ", " : "", c.name, N, M, rows, flops, sec, flops / sec, median(c.fraction));
+    // CPU-seconds per step by phase, and the phases' bounds (CPU-seconds at this machine's rates).
+    const PhaseSeconds& p = phases[i];
+    const double per = 1.0 / steps, core_rate = median(rates) / threads;
+    const double head_exps = static_cast<double>(rows) * static_cast<double>(M), gate_exps = 2.0 * rows * 128;
+    std::printf("\"cpu_seconds\": {\"products\": %.6g, \"head\": %.6g, \"targets\": %.6g, \"elementwise\": %.6g, "
+                "\"reduction\": %.6g, \"adam\": %.6g}, "
+                "\"bound_seconds\": {\"products\": %.6g, \"products_alone\": %.6g, \"head_exp\": %.6g, \"gate_exp\": %.6g}, "
+                "\"exp_rate\": %.6g, \"parameters\": %zu}",
+                p.products * per, p.head * per, p.targets * per, p.elementwise * per, p.reduction * per,
+                adam_seconds[i] * per, flops / core_rate, products_bound[i], head_exps / exps_per_second, gate_exps / exps_per_second,
+                exps_per_second, net.size());
   }
   std::printf("}}\n");
 }

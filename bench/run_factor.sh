@@ -2,7 +2,9 @@
 # The factor world's training step at the paper's size (N = M = 4096, d = 64, h = 128, L = 1)
 # against the same step in PyTorch, same thread count, same run: one full-batch compression epoch
 # and one single-pass step on a batch of 8192. Prints the time per step of each, the ratio, and our
-# FLOP rate as a fraction of the machine's sgemm rate (the paper's FLOP count). Needs a build and
+# FLOP rate as a fraction of the machine's sgemm rate (the paper's FLOP count), then where the CPU
+# time of a step goes (products, loss head, target rows, elementwise, reduction, Adam) next to each
+# phase's own bound measured in the same run (the products alone at their shapes, the exps alone). Needs a build and
 # python3-torch (scripts/install-deps.sh --bench).
 #   bench/run_factor.sh [reps=5] [threads=2] [build dir=build]
 set -euo pipefail
@@ -24,4 +26,13 @@ for name, o in ours["cases"].items():
     print(f"({name}) batch {o['batch']}: scalinglab {o['seconds_per_step']*1e3:.1f} ms/step "
           f"({o['flop_rate']/1e9:.1f} GFLOP/s, {100*frac:.0f}% of sgemm) | torch {r['seconds_per_step']*1e3:.1f} ms/step | "
           f"ratio x{ratio:.2f}  [targets >= 2x: {'met' if ratio >= 2 else 'NOT met'}; >= 50% of sgemm: {'met' if frac >= 0.5 else 'NOT met'}]")
+    # Where the CPU time goes, against each phase's own bound (CPU-milliseconds per step).
+    cpu, bound = o["cpu_seconds"], o["bound_seconds"]
+    total = sum(cpu.values())
+    ms = lambda x: f"{x*1e3:.1f}"
+    print(f"    CPU per step {ms(total)} ms: products {ms(cpu['products'])} ({100*cpu['products']/total:.0f}%; "
+          f"bound at the sgemm rate {ms(bound['products'])}, the same products alone at their shapes {ms(bound['products_alone'])}), "
+          f"loss head {ms(cpu['head'])} (its {o['batch']}x{o['M']} exps alone {ms(bound['head_exp'])} at {o['exp_rate']/1e9:.2f} Gexp/s), "
+          f"target rows {ms(cpu['targets'])}, elementwise {ms(cpu['elementwise'])} (gate exps alone {ms(bound['gate_exp'])}), "
+          f"shard reduction {ms(cpu['reduction'])}, Adam {ms(cpu['adam'])} ({o['parameters']} parameters)")
 PY

@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -85,7 +86,30 @@ struct MlpEngine::Workspace {
   std::vector<Eigen::VectorXf> rinv;
   MatRF logits, dZ, dU, dS, dA, dG;
   std::vector<float> target;  // one generated target row
+  PhaseSeconds phases;        // this worker's share while timing
 };
+
+namespace {
+
+// Charges the time since the previous mark to a phase; does nothing unless timing is on.
+class PhaseClock {
+ public:
+  explicit PhaseClock(bool on) : on_(on) {
+    if (on_) last_ = std::chrono::steady_clock::now();
+  }
+  void charge(double& phase) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace
 
 MlpEngine::MlpEngine(const MlpShape& shape) : shape_(shape) {}
 MlpEngine::~MlpEngine() = default;
@@ -162,6 +186,8 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
     if (l < L) w.A[l].resize(b, I(h)), w.G[l].resize(b, I(h)), w.S[l].resize(b, I(h));
   }
   w.logits.resize(b, I(M));
+  PhaseClock clock(phases_ != nullptr);
+  PhaseSeconds& ph = w.phases;
   const float* E = net.embedding();
   for (Idx r = 0; r < b; ++r) w.Z[0].row(r) = Eigen::Map<const Eigen::RowVectorXf>(E + inputs[first_row + r] * d, I(d));
   // Forward through the blocks.
@@ -169,19 +195,25 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
     const CMap W1(net.theta.data() + net.w1_offset(l), I(h), I(d)), W3(net.theta.data() + net.w3_offset(l), I(h), I(d)),
         W2(net.theta.data() + net.w2_offset(l), I(d), I(h));
     rms_forward(w.Z[l], w.U[l], w.rinv[l]);
+    clock.charge(ph.elementwise);
     w.A[l].noalias() = w.U[l] * W1.transpose();
     w.G[l].noalias() = w.U[l] * W3.transpose();
+    clock.charge(ph.products);
     auto a = w.A[l].array();
     if (shape_.gate == Gate::silu)
       w.S[l].array() = a / (1.0f + (-a).exp()) * w.G[l].array();
     else
       w.S[l].array() = 1.0f / (1.0f + (-a).exp()) * w.G[l].array();
     w.Z[l + 1] = w.Z[l];
+    clock.charge(ph.elementwise);
     w.Z[l + 1].noalias() += w.S[l] * W2.transpose();
+    clock.charge(ph.products);
   }
   rms_forward(w.Z[L], w.U[L], w.rinv[L]);
+  clock.charge(ph.elementwise);
   const CMap Wout(net.theta.data() + net.w_out_offset(), I(M), I(d));
   w.logits.noalias() = w.U[L] * Wout.transpose();
+  clock.charge(ph.products);
   if (logits_out) std::copy(w.logits.data(), w.logits.data() + w.logits.size(), logits_out + first_row * M);
 
   if (!want_grad && !want_loss) return 0;
@@ -197,9 +229,11 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
     double dot = 0, psum = 0, label_logit = 0;
     const float* p = targets.table ? targets.table + x * M : nullptr;
     if (targets.row) {
+      clock.charge(ph.head);
       w.target.resize(M);
       targets.row(x, w.target.data());
       p = w.target.data();
+      clock.charge(ph.targets);
     }
     if (want_loss) {
       if (targets.labels) {
@@ -227,6 +261,7 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
       row = (row * inv - Eigen::Map<const Eigen::ArrayXf>(p, I(M))) * scale;
     }
   }
+  clock.charge(ph.head);
   if (!want_grad) return loss;
 
   // Backward. The chunk's contributions are added to the shard's gradient buffer (written by the
@@ -241,8 +276,10 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
   add(gWout, w.logits.transpose() * w.U[L]);
   w.dU.resize(b, I(d));
   w.dU.noalias() = w.logits * Wout;
+  clock.charge(ph.products);
   w.dZ.resize(b, I(d));
   rms_backward(w.dU, w.U[L], w.rinv[L], w.dZ, false);
+  clock.charge(ph.elementwise);
   for (std::size_t l = L; l-- > 0;) {
     const CMap W1(net.theta.data() + net.w1_offset(l), I(h), I(d)), W3(net.theta.data() + net.w3_offset(l), I(h), I(d)),
         W2(net.theta.data() + net.w2_offset(l), I(d), I(h));
@@ -251,6 +288,7 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
     add(gW2, w.dZ.transpose() * w.S[l]);
     w.dS.resize(b, I(h));
     w.dS.noalias() = w.dZ * W2;
+    clock.charge(ph.products);
     w.dA.resize(b, I(h)), w.dG.resize(b, I(h));
     const auto a = w.A[l].array();
     if (shape_.gate == Gate::silu) {
@@ -262,13 +300,16 @@ double MlpEngine::run_chunk(const GatedMlp& net, const uint32_t* inputs, std::si
       w.dG.array() = w.dS.array() * s;
       w.dA.array() = w.dS.array() * w.G[l].array() * s * (1.0f - s);
     }
+    clock.charge(ph.elementwise);
     add(gW1, w.dA.transpose() * w.U[l]);
     add(gW3, w.dG.transpose() * w.U[l]);
     w.dU.noalias() = w.dA * W1;
     w.dU.noalias() += w.dG * W3;
+    clock.charge(ph.products);
     rms_backward(w.dU, w.U[l], w.rinv[l], w.dZ, true);
   }
   if (dz0) std::copy(w.dZ.data(), w.dZ.data() + w.dZ.size(), dz0 + first_row * d);
+  clock.charge(ph.elementwise);
   return loss;
 }
 
@@ -307,7 +348,16 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
   double loss = 0;
   for (double l : shard_loss) loss += l;
   loss = want_loss ? loss / static_cast<double>(rows) : std::numeric_limits<double>::quiet_NaN();
+  if (phases_) {
+    for (auto& ws : workspaces_) {
+      phases_->products += ws.phases.products, phases_->head += ws.phases.head, phases_->targets += ws.phases.targets;
+      phases_->elementwise += ws.phases.elementwise;
+      ws.phases = PhaseSeconds{};
+    }
+  }
   if (!want_grad) return loss;
+  PhaseClock clock(phases_ != nullptr);
+  double reduction = 0;
   // Fixed-order reductions: shards in index order, embedding rows in batch order.
   // Each element sums the shards in index order, so splitting the elements over threads changes
   // nothing.
@@ -322,6 +372,8 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
       for (std::size_t k = lo; k < hi; ++k) body_grad[k] += src[k];
     }
   });
+  clock.charge(reduction);
+  reduction *= workers;  // the shards' sum ran on every worker; the embedding rows below on one
   if (train_embedding) {
     std::fill(grad, grad + shape_.N * d, 0.0f);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -330,6 +382,8 @@ double MlpEngine::loss_and_gradient(const GatedMlp& net, const uint32_t* inputs,
       for (std::size_t c = 0; c < d; ++c) e[c] += src[c];
     }
   }
+  clock.charge(reduction);
+  if (phases_) phases_->reduction += reduction;
   return loss;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -253,6 +254,34 @@ TEST(GatedMlp, FrozenEmbeddingIsLeftAlone) {
   engine.loss_and_gradient(net, xs.data(), N, t, grad.data(), false, false, 1);
   for (std::size_t k = 0; k < N * d; ++k) ASSERT_EQ(grad[k], 123.0f);
   EXPECT_NE(grad[net.w_out_offset()], 123.0f);
+}
+
+// The benchmark's phase clock only reads the time: the loss and every gradient entry are the same
+// bits with it on, on 1 and 2 threads; the products and the generated target rows get time, the
+// clock stopped adds nothing.
+TEST(GatedMlp, TimingThePhasesChangesNoBit) {
+  GatedMlp net = formula_net(Gate::silu);
+  const std::vector<float> P = formula_targets();
+  const auto xs = all_inputs();
+  Targets t;
+  t.row = [&](std::size_t x, float* out) { std::copy(P.begin() + x * net.shape.M, P.begin() + (x + 1) * net.shape.M, out); };
+  for (int threads : {1, 2}) {
+    MlpEngine plain(net.shape), timed(net.shape);
+    std::vector<float> g0(net.size()), g1(net.size());
+    const double l0 = plain.loss_and_gradient(net, xs.data(), N, t, g0.data(), true, true, threads);
+    PhaseSeconds phases;
+    timed.time_phases(&phases);
+    const double l1 = timed.loss_and_gradient(net, xs.data(), N, t, g1.data(), true, true, threads);
+    EXPECT_EQ(l0, l1);
+    EXPECT_EQ(0, std::memcmp(g0.data(), g1.data(), g0.size() * sizeof(float))) << threads << " threads";
+    EXPECT_GT(phases.products, 0.0);
+    EXPECT_GT(phases.targets, 0.0);
+    EXPECT_GT(phases.head, 0.0);
+    timed.time_phases(nullptr);
+    const PhaseSeconds before = phases;
+    timed.loss_and_gradient(net, xs.data(), N, t, g1.data(), true, true, threads);
+    EXPECT_EQ(phases.total(), before.total());
+  }
 }
 
 TEST(GatedMlp, FactorizedEmbeddingIsASumOfFactorVectors) {

@@ -69,9 +69,20 @@ struct Targets {
 // Forward and backward passes over a batch, in fixed shards of rows processed in parallel; the
 // result does not depend on the number of threads (shards and their reduction order are fixed by
 // the batch size alone). Buffers are reused across calls.
+// Where a step's CPU time goes (seconds summed over the workers): the matrix products, the loss
+// head (exp, normaliser, softmax - target, the loss), the generated target rows, the elementwise
+// rest of the blocks (RMS norms, gates, gathers) and the reduction of the shards' gradients. Off
+// unless asked for (MlpEngine::time_phases): a profile of the step for the benchmark.
+struct PhaseSeconds {
+  double products = 0, head = 0, targets = 0, elementwise = 0, reduction = 0;
+  double total() const { return products + head + targets + elementwise + reduction; }
+};
+
 class MlpEngine {
  public:
   explicit MlpEngine(const MlpShape& shape);
+  // Adds each phase's CPU time of the following calls to *into (nullptr: stop timing).
+  void time_phases(PhaseSeconds* into) { phases_ = into; }
   ~MlpEngine();
   MlpEngine(MlpEngine&&) noexcept;
   // Mean loss over the batch rows (KL with soft targets when neg_entropy is given, cross-entropy
@@ -92,6 +103,7 @@ class MlpEngine {
   std::vector<Workspace> workspaces_;
   std::vector<std::vector<float>> shard_grads_;
   std::vector<float> dz0_;
+  PhaseSeconds* phases_ = nullptr;
 };
 
 }  // namespace scalinglab::factor
