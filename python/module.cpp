@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
@@ -130,7 +131,7 @@ py::list table_columns(const Table& t) {
 // is raised. Returns {"columns", "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
 py::dict run_sweep_py(const std::string& path, const std::string& text, const std::string& out_dir, int threads,
                       bool resume, const std::string& profile, const std::vector<std::string>& sets, bool quiet,
-                      py::object progress) {
+                      py::object progress, const std::string& checkpoint_every) {
   RunOutcome outcome;
   Table table;
   bool interrupted = false;
@@ -147,6 +148,9 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
     opts.resume = resume;
     opts.quiet = quiet;
     opts.origin = {profile, sets};
+    // Long tasks save their state this often into OUT/checkpoints (resume=True goes on from it);
+    // SIGUSR1 and SIGTERM stay the interpreter's.
+    if (!checkpoint_every.empty()) opts.checkpoint_every = parse_duration(checkpoint_every, "checkpoint_every");
     opts.on_progress = [&](std::size_t done, std::size_t total, double left) {
       py::gil_scoped_acquire gil;
       if (PyErr_CheckSignals() != 0) {  // a KeyboardInterrupt is pending: raised below, after the run
@@ -294,7 +298,8 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("describe_markdown", [] { return describe_markdown(builtin_registry()); });
   mod.def("evaluate", &evaluate_text, "measure"_a, "params"_a, "threads"_a = 0);
   mod.def("run_sweep", &run_sweep_py, "path"_a, "text"_a = "", "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
-          "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none());
+          "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none(),
+          "checkpoint_every"_a = "");
   mod.def("read_results", &read_results_file, "path"_a);
   mod.def(
       "set_limits",

@@ -38,6 +38,13 @@ _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
 
 # ---- values: Python -> parameter text, JSON -> Python numbers --------------------------------
 
+def _duration(value):
+    """A duration keyword as the command line's text: 600 -> "600", "10m" stays (checked by the core)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, str, np.integer, np.floating)):
+        raise ValueError(f"checkpoint_every: seconds or a duration such as \"10m\", not {value!r}")
+    return value if isinstance(value, str) else repr(float(value))
+
+
 def _text(value):
     """A keyword value as the text a user would type: True -> "true", inf -> "inf", 0.5 -> "0.5"."""
     if isinstance(value, (bool, np.bool_)):
@@ -255,7 +262,7 @@ class _Bar:
 
 
 def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-              progress=None, name=None, **fields):
+              progress=None, name=None, checkpoint_every=None, **fields):
     """Runs a sweep; returns (table, checks).
 
     `sweep` is the path of a sweep file, or a dict with a sweep file's keys ({"measure": ...,
@@ -267,7 +274,9 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     directory) as results.jsonl, summary.csv, plot and checks.json. An existing results directory
     is an error unless `resume=True` (tasks already done are kept). `profile` applies the sweep's
     [profile.NAME] overrides; `set` overrides fixed parameters, runs or seed, as a dict {"N": 200}
-    or a list ["N=200"]. `threads=0` uses all cores.
+    or a list ["N=200"]. `threads=0` uses all cores. Long tasks (factor.train) save their whole state
+    into out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes;
+    0: never) and `resume=True` goes on from it, as the command line's --checkpoint-every.
 
     Progress: `progress=None` shows a tqdm bar when tqdm is installed; True shows one (or a plain
     line without tqdm); False nothing; a callable is called as progress(done, total, seconds_left)
@@ -305,7 +314,8 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         callback = bar if (progress is True or bar.tqdm is not None) else None
     try:
         res = _core.run_sweep(path, text, "" if out is None else os.fspath(out), int(threads), bool(resume),
-                              profile or "", _assignments(set), bool(quiet), callback)
+                              profile or "", _assignments(set), bool(quiet), callback,
+                              "" if checkpoint_every is None else _duration(checkpoint_every))
     except ValueError as e:
         raise ValueError(_run_terms(str(e))) from None
     finally:
@@ -320,11 +330,12 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
 
 
 def run(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-        progress=None, name=None, **fields):
+        progress=None, name=None, checkpoint_every=None, **fields):
     """Runs a sweep (a file's path, a dict, or its keys as keywords) and returns the aggregated
     table (dict of numpy arrays, ready for pandas.DataFrame). See run_sweep for the options, the
     progress display, Ctrl-C, and for the checks."""
-    return run_sweep(sweep, out, threads, resume, profile, set, quiet, progress, name, **fields)[0]
+    return run_sweep(sweep, out, threads, resume, profile, set, quiet, progress, name, checkpoint_every,
+                     **fields)[0]
 
 
 def limits():

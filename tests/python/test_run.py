@@ -174,3 +174,34 @@ def test_negative_threads_and_unknown_profiles_are_refused(sweep, tmp_path):
         sl.eval("memory.error", threads=-2)
     with pytest.raises(ValueError, match="unknown profile 'quik'"):
         sl.run(sweep, out=tmp_path / "b", profile="quik")
+
+
+FACTOR = """
+measure = "factor.train"
+runs = 1
+seed = 5
+[params]
+input_factors = "2x4"
+output_factors = "4x2"
+d = 8
+epochs = 200
+evals = 5
+[grid]
+lr = [0.01, 0.03]
+"""
+
+
+def test_checkpoint_interval_is_a_duration_like_the_command_line(tmp_path):
+    path = tmp_path / "f.toml"
+    path.write_text(FACTOR)
+    ref = sl.run(path, out=tmp_path / "ref", threads=1)
+    # Saving every task's state often (or never) changes no number, and leaves no checkpoint behind.
+    for k, every in enumerate(["1m", 0, 0.001]):
+        out = tmp_path / f"c{k}"
+        table = sl.run(path, out=out, threads=1, checkpoint_every=every)
+        np.testing.assert_array_equal(table["loss"], ref["loss"])
+        assert not any((out / "checkpoints").glob("*")) if (out / "checkpoints").exists() else True
+    for bad in ["soon", -1, float("inf"), True, [10]]:
+        with pytest.raises(ValueError, match="checkpoint_every"):
+            sl.run(path, out=tmp_path / "bad", threads=1, checkpoint_every=bad)
+        assert not (tmp_path / "bad").exists()
