@@ -346,9 +346,8 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
      << "and the reports of `scalinglab reproduce`; regenerate it rather than editing it (docs/checks.md).\n\n";
   for (std::size_t c = 0; c < columns.size(); ++c) md << "- **" << columns[c] << "**: " << item_counts(statuses[c]) << ".\n";
   if (!index.plan_command.empty())
-    md << "\nThe paper profile's sweeps not run here cost what `" << index.plan_command
-       << "` measured (CPU-hours, one core per task;\n'>=': a lower bound, no probe finished): run them on a cluster with `scalinglab slurm`\n"
-       << "(docs/cluster.md).\n";
+    md << "\nCost of the paper profile's sweeps not run here (CPU-hours, one core per task), measured by "
+       << index.plan_command << ". Run them on a cluster: `scalinglab slurm` (docs/cluster.md).\n";
   md << "\n| item | claim |";
   for (const auto& c : columns) md << " " << markdown_cell(c) << " |";
   md << " checks |\n|---|---|";

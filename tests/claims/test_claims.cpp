@@ -194,7 +194,7 @@ TEST_F(ClaimsTest, ItemsOfSweepsNotRunCarryTheirPlannedCost) {
                   "known_failure = \"measured 2\"\nbelow = { x = \"d\", y = \"error\", bound = \"1\" }\n");
   const std::string items = "[[item]]\nid = \"Prop. 3\"\nclaim = \"decay\"\n[[item]]\nid = \"Fig. 1\"\nclaim = \"p\"\n"
                             "[[item]]\nid = \"Thm. 2\"\nclaim = \"t\"\n";
-  write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"scalinglab reproduce p --plan\"\n"
+  write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"`scalinglab reproduce p --plan`\"\n"
                        "cpu_hours = { t = \">= 50\" }\n" + items);
   const ClaimsIndex index = load_claims(dir_.string(), "p");
   EXPECT_EQ(index.planned_cpu_hours.at("t"), ">= 50");
@@ -206,7 +206,7 @@ TEST_F(ClaimsTest, ItemsOfSweepsNotRunCarryTheirPlannedCost) {
   EXPECT_EQ(st[2].text, "not run (--plan: t >= 50 CPU-hours)");
   EXPECT_EQ(st[0].text, "reproduced at the paper's setting");  // a run item keeps its status
   const std::string md = claims_markdown(index, {"paper profile"}, {st});
-  EXPECT_NE(md.find("`scalinglab reproduce p --plan` measured"), std::string::npos) << md;
+  EXPECT_NE(md.find("measured by `scalinglab reproduce p --plan`."), std::string::npos) << md;
   EXPECT_EQ(compare_claims_markdown(md, md, {"paper profile"}), "");
 
   write("claims.toml", "paper = \"A\"\n[plan]\ncommand = \"x\"\ncpu_hours = { u = \"3\" }\n" + items);

@@ -37,7 +37,8 @@ struct ClaimsIndex {
   std::string citation;  // "Authors (year), Title, venue"
   std::vector<ClaimItem> items;
   std::map<std::string, std::vector<CheckRef>> checks;  // item id -> the checks that test it
-  // The paper profile's cost where it is not run here, as measured by `plan_command` (a --plan run):
+  // The paper profile's cost where it is not run here, as measured by `plan_command` (how the
+  // --plan runs were made, markdown):
   // sweep stem -> its CPU-hours in words (">= 50", "336").
   std::string plan_command;
   std::map<std::string, std::string> planned_cpu_hours;
