@@ -86,7 +86,6 @@ void add_claims(CLI::App& app, Action& action) {
             col.push_back(item.not_checked.empty() ? ItemStatus{"not run", "not run"}
                                                    : ItemStatus{"not checked", "not checked (" + item.not_checked + ")"});
         }
-        if (c == 1) add_planned_cost(index, col);
         statuses.push_back(std::move(col));
       }
       std::vector<CounterfactualResult> counterfactuals;
@@ -101,9 +100,9 @@ void add_claims(CLI::App& app, Action& action) {
         for (std::size_t c = 0; c < 2; ++c)
           if ((c == 0 ? o->quick_dir : o->paper_dir).empty())
             statuses[c] = column_from_markdown(old, index, columns[c], statuses[c]);
-        add_planned_cost(index, statuses[1]);
         if (o->counterfactuals_dir.empty()) counterfactuals = counterfactuals_from_markdown(old);
       }
+      add_planned_cost(index, statuses[1]);  // the paper column's rows not run: their planned cost
       const std::string md = claims_markdown(index, columns, statuses, counterfactuals);
       if (!o->verify.empty()) {
         const std::string diff = compare_claims_markdown(read_file(o->verify, 16 << 20, "claims table"), md, given);
