@@ -15,6 +15,7 @@
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
+#include "scalinglab/fit/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/fit_request.hpp"
@@ -266,6 +267,71 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
   return to_py(fit::isoflop_json(result, boot.get(), bo, at));
 }
 
+
+// The extrapolation benchmark. `external` maps a method's name to a callable taking the small-budget
+// table (a dict of lists N, D, C, budget, loss) and the target budgets, returning one dict per
+// budget (N_opt, N_lo, N_hi, D_opt, L_opt, L_lo, L_hi; missing or None: not given) or None when it
+// cannot predict. Called on this thread with the interpreter's lock held; the runs and the built-in
+// fits run without it.
+py::object extrapolate_py(const std::vector<std::string>& files, const std::string& out_dir, const std::string& profile,
+                          const std::vector<std::string>& methods, int replications, int bootstrap, int threads,
+                          bool resume, bool quiet, const std::string& predictions, const py::dict& external) {
+  fit::BenchmarkOptions o;
+  o.out_dir = out_dir;
+  o.profile = profile;
+  o.methods = methods;
+  o.replications = replications;
+  o.bootstrap = bootstrap;
+  o.threads = threads;
+  o.resume = resume;
+  o.quiet = quiet;
+  o.predictions = predictions;
+  if (threads < 0 || threads > 1024) throw InputError("threads: 0 (all cores) to 1024");
+  if (replications < 0 || replications > 100000) throw InputError("replications: 1 to 100000 (0: the files')");
+  for (const auto& [key, value] : external) {
+    auto fn = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(value));
+    fit::ExternalMethod m;
+    m.name = py::str(key);
+    m.predict = [fn, name = m.name](const fit::ProtocolTable& t, const std::vector<double>& budgets) {
+      py::gil_scoped_acquire gil;
+      py::dict table("N"_a = t.N, "D"_a = t.D, "C"_a = t.C, "budget"_a = t.budget, "loss"_a = t.loss);
+      const py::object out = (*fn)(table, budgets);
+      fit::MethodResult r;
+      if (out.is_none()) {
+        r.note = "the method gave no prediction";
+        return r;
+      }
+      auto number = [](const py::dict& d, const char* key) {
+        if (!d.contains(key) || d[key].is_none()) return std::numeric_limits<double>::quiet_NaN();
+        return d[key].cast<double>();
+      };
+      for (const auto& item : out.cast<py::list>()) {
+        const py::dict d = item.cast<py::dict>();
+        fit::FrontierPrediction p;
+        p.C = budgets.at(std::min(r.at.size(), budgets.size() - 1));
+        p.N = {number(d, "N_opt"), number(d, "N_lo"), number(d, "N_hi")};
+        p.L = {number(d, "L_opt"), number(d, "L_lo"), number(d, "L_hi")};
+        p.D.value = number(d, "D_opt");
+        if (!(p.D.value == p.D.value) && p.N.value > 0) p.D.value = p.C / (6 * p.N.value);
+        if (p.N.has_interval() && p.N.lo > 0) p.D.lo = p.C / (6 * p.N.hi), p.D.hi = p.C / (6 * p.N.lo);
+        r.at.push_back(p);
+      }
+      r.ok = r.at.size() == budgets.size();
+      if (!r.ok)
+        r.note = "method '" + name + "' gave " + std::to_string(r.at.size()) + " predictions for " +
+                 std::to_string(budgets.size()) + " budgets";
+      return r;
+    };
+    o.external.push_back(std::move(m));
+  }
+  json report;
+  {
+    py::gil_scoped_release nogil;
+    report = fit::run_benchmark(files, o);
+  }
+  return to_py(report);
+}
+
 }  // namespace
 }  // namespace scalinglab
 
@@ -317,4 +383,7 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a);
   mod.def("frontier_isoflop", &frontier_py, "csv"_a, "columns"_a, "drop_top"_a, "bootstrap"_a, "level"_a, "seed"_a,
           "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a, "trim"_a, "budget"_a);
+  mod.def("extrapolate_benchmark", &extrapolate_py, "files"_a, "out_dir"_a = "", "profile"_a = "",
+          "methods"_a = std::vector<std::string>{}, "replications"_a = 0, "bootstrap"_a = -1, "threads"_a = 0,
+          "resume"_a = false, "quiet"_a = true, "predictions"_a = "", "external"_a = py::dict());
 }

@@ -499,6 +499,11 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
     if (!names.insert(worlds.back().name).second)
       throw InputError(f + ": two world files are named '" + worlds.back().name + "'");
   }
+  for (const auto& e : o.external) {
+    if (e.name.empty() || !e.predict) throw InputError("extrapolate: a method of the caller needs a name and a function");
+    for (const auto& m : methods)
+      if (m.name == e.name) throw InputError("extrapolate: two methods are named '" + e.name + "'");
+  }
   std::vector<Scored> external;
   if (!o.predictions.empty()) external = read_external(o.predictions);
   const std::string out = o.out_dir.empty() ? "results/extrapolation-benchmark" : o.out_dir;
@@ -561,13 +566,26 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
       results[i] = apply_method(methods[jb.method], run.tables[jb.design][static_cast<std::size_t>(jb.replication)], targets, mo);
     });
     wj["fit_seconds"] = seconds_since(t_fit);
+    // The caller's methods, on this thread (a Python callable holds its interpreter's lock).
+    for (std::size_t e = 0; e < o.external.size(); ++e)
+      for (std::size_t j = 0; j < w.bench.designs.size(); ++j)
+        for (int r = 0; r < w.replications; ++r) {
+          const auto t_ext = std::chrono::steady_clock::now();
+          MethodResult res = o.external[e].predict(run.tables[j][static_cast<std::size_t>(r)], targets);
+          res.seconds = seconds_since(t_ext);
+          if (res.ok && res.at.size() != targets.size())
+            throw InputError(fmt::format("method '{}' gave {} predictions for {} target budgets", o.external[e].name,
+                                         res.at.size(), targets.size()));
+          jobs.push_back({j, r, methods.size() + e});
+          results.push_back(std::move(res));
+        }
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const auto& res = results[i];
       for (std::size_t h = 0; h < targets.size(); ++h) {
         Scored s;
         s.world = w.name;
         s.design = w.bench.designs[jobs[i].design].name;
-        s.method = methods[jobs[i].method].name;
+        s.method = jobs[i].method < methods.size() ? methods[jobs[i].method].name : o.external[jobs[i].method - methods.size()].name;
         s.replication = jobs[i].replication + 1;
         s.horizon = w.bench.horizons[h];
         s.C = targets[h];
@@ -603,6 +621,7 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
                             num(s.p.L.value), num(s.p.L.lo), num(s.p.L.hi), num(s.regret), s.seconds, csv_text(s.note));
   std::vector<std::string> method_names;
   for (const auto& m : methods) method_names.push_back(m.name);
+  for (const auto& m : o.external) method_names.push_back(m.name);
   for (const auto& s : external)
     if (std::find(method_names.begin(), method_names.end(), s.method) == method_names.end()) method_names.push_back(s.method);
   std::string lb_csv =

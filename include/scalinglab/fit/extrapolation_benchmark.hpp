@@ -18,12 +18,23 @@
 //   truth_spread = 4            #   either side of the pooled prediction, extended while its minimum is at an edge
 //   truth_runs   = 16           # runs per truth point
 //   bootstrap    = 100          # replicates for each method's intervals
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "scalinglab/fit/fit_method.hpp"
+
 namespace scalinglab::fit {
+
+// A method defined by the caller (a Python callable): the small-budget table of one replication and
+// the target budgets in, one prediction per budget out (ok = false with a note when it cannot).
+// Called from the calling thread, one replication at a time; an exception it throws stops the run.
+struct ExternalMethod {
+  std::string name;
+  std::function<MethodResult(const ProtocolTable& table, const std::vector<double>& budgets)> predict;
+};
 
 struct BenchmarkOptions {
   std::string out_dir;               // default results/extrapolation-benchmark
@@ -31,7 +42,8 @@ struct BenchmarkOptions {
   std::vector<std::string> methods;  // empty: default_methods()
   int replications = 0;              // > 0: overrides the files'
   int bootstrap = -1;                // >= 0: overrides the files'
-  std::string predictions;           // a CSV of predictions made elsewhere (a Python callable), scored too
+  std::string predictions;           // a CSV of predictions made elsewhere, scored too
+  std::vector<ExternalMethod> external;  // methods defined by the caller, scored too
   int threads = 0;
   bool resume = false;
   bool quiet = false;
