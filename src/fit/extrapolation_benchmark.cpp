@@ -506,6 +506,21 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
   }
   std::vector<Scored> external;
   if (!o.predictions.empty()) external = read_external(o.predictions);
+  // The plan, before anything runs: runs per world (the truth's at most: its slices may be extended).
+  for (const auto& w : worlds) {
+    double small = 0, flops = 0;
+    for (const auto& d : w.bench.designs) {
+      small += static_cast<double>(d.budgets.size()) * d.sizes * d.runs * w.replications;
+      for (double C : d.budgets) flops += C * d.sizes * d.runs * w.replications;
+    }
+    double truth_flops = 0;
+    for (double h : w.bench.horizons) truth_flops += w.bench.budgets[1] * h * w.bench.truth_sizes * w.bench.truth_runs;
+    progress(o, fmt::format("plan [{}]: {:.0f} small runs ({} designs x {} replications, {:.3g} FLOPs), {:.0f} truth runs "
+                            "({:.3g} FLOPs; up to {}x more if slices are extended), {} methods",
+                            w.name, small, w.bench.designs.size(), w.replications, flops,
+                            w.bench.horizons.size() * w.bench.truth_sizes * w.bench.truth_runs, truth_flops,
+                            1 + kMaxExtensions, methods.size() + o.external.size()));
+  }
   const std::string out = o.out_dir.empty() ? "results/extrapolation-benchmark" : o.out_dir;
   std::filesystem::create_directories(out);
   const auto t_start = std::chrono::steady_clock::now();

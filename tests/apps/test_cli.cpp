@@ -1,6 +1,7 @@
 // The command line end to end: exit codes and messages for bad input, JSON output of eval.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -108,4 +109,31 @@ TEST(Cli, MeasuresReferenceIsUpToDate) {
   while (std::fgets(buf.data(), buf.size(), f)) doc += buf.data();
   std::fclose(f);
   EXPECT_EQ(o.out, doc) << "run: scalinglab describe --markdown > docs/measures.md";
+}
+
+TEST(Cli, ExtrapolateBenchmarkRefusesBadInputInOneSentence) {
+  const std::string world = std::string(SCALINGLAB_SOURCE_DIR) + "/experiments/extrapolate/teacher-bound.toml";
+  expect_bad_input("extrapolate --benchmark " + world + " --methods approach9 --out /nonexistent/x", "unknown method");
+  expect_bad_input("extrapolate --benchmark " + world + " --methods 'approach3:delta=-1'", "delta must be positive");
+  expect_bad_input("extrapolate --benchmark " + world + " --law 'E + (' --out /nonexistent/x", "E + (");
+  expect_bad_input("extrapolate --benchmark " + world + " --profile nosuch", "unknown profile");
+  expect_bad_input("extrapolate " + world + " " + world, "several need --benchmark");
+  expect_bad_input("extrapolate " + world + " --methods approach2", "need --benchmark");
+  expect_bad_input("extrapolate --benchmark " + std::string(SCALINGLAB_SOURCE_DIR) +
+                       "/experiments/extrapolate/memory-extrapolate.toml",
+                   "[benchmark]");
+}
+
+TEST(Cli, ExtrapolateBenchmarkWritesTheLeaderboard) {
+  const auto out = std::filesystem::temp_directory_path() / ("scalinglab_cli_bench_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  const Outcome o = run_cli("extrapolate --benchmark " + std::string(SCALINGLAB_SOURCE_DIR) +
+                            "/experiments/extrapolate/teacher-bound.toml --profile quick --quiet --methods approach2 "
+                            "approach3 --law 'E + A/N^a + B/D^b' --out " + out.string());
+  EXPECT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("| standard | law:E + A/N^a + B/D^b | 100x |"), std::string::npos) << o.out;
+  for (const char* f : {"leaderboard.md", "leaderboard.csv", "leaderboard.json", "predictions.csv", "tables.csv",
+                        "truth.csv", "extrapolation-N.svg", "extrapolation-L.svg", "coverage.svg", "design-cost.svg"})
+    EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
+  std::filesystem::remove_all(out);
 }
