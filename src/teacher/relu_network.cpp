@@ -1,6 +1,13 @@
 #include "scalinglab/teacher/relu_network.hpp"
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
 
 namespace scalinglab::teacher {
 
@@ -12,39 +19,312 @@ ReluNetwork::ReluNetwork(std::size_t d, std::size_t n, Stream& s) {
 }
 
 namespace {
-// log(1 + e^f) - y f, stable for large |f|.
-double logistic_loss(double f, double y) { return (f > 0 ? f + std::log1p(std::exp(-f)) : std::log1p(std::exp(f))) - y * f; }
+
+// ---- the kernels ----------------------------------------------------------------------------
+// Neurons are packed by blocks of VL = V * L (V vectors of L lanes): block nb holds, for k < d, the
+// VL weights w_{nb VL + j, k} (j < VL) contiguously, zeros past n (a zero neuron has h = 0: no ReLU
+// output, no gradient). A tile of H is stored block by block, row by row: (nb, r) holds the VL
+// entries h_{r, nb VL + j}. Pass 1 walks the blocks with the block's weights in registers and the
+// tile's rows inside; pass 2 walks them again with the block's gradients in registers.
+
+#if defined(__AVX512F__)
+constexpr int kWidest = 16, kRegisters = 32;
+#elif defined(__AVX__)
+constexpr int kWidest = 8, kRegisters = 16;
+#else
+constexpr int kWidest = 4, kRegisters = 16;
+#endif
+constexpr int kMaxFixedD = 16;  // d up to this has a kernel with the weights in registers
+
+// A vector of L floats (GCC/Clang vector extensions: the compiler maps it to the widest registers
+// it has, or splits it); L = 1 is a plain float.
+template <int L>
+struct VecOf {
+  typedef float type __attribute__((vector_size(4 * L)));
+};
+template <>
+struct VecOf<1> {
+  typedef float type;
+};
+template <int L>
+using Vec = typename VecOf<L>::type;
+
+template <int L>
+inline Vec<L> load(const float* p) {
+  Vec<L> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <int L>
+inline void store(float* p, Vec<L> v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <int L>
+inline Vec<L> splat(float x) {
+  return Vec<L>{} + x;
+}
+template <int L>
+inline Vec<L> relu(Vec<L> h) {
+  return h > Vec<L>{} ? h : Vec<L>{};
+}
+template <int L>
+inline float lane_sum(Vec<L> v) {  // in lane order: the same bits every time
+  if constexpr (L == 1) {
+    return v;
+  } else {
+    float s = v[0];
+    for (int j = 1; j < L; ++j) s += v[j];
+    return s;
+  }
+}
+
+// Vectors of neurons per block for d = D: pass 2 holds D V gradient vectors, V of grad_a, V of h and
+// V of the masked delta, plus two broadcasts.
+constexpr int blocks_of(int D, int L) {
+  if (L == 1) return 4;
+  const int v = (kRegisters - 2) / (D + 3);
+  return v < 1 ? 1 : (v > 4 ? 4 : v);
+}
+
+struct Shape {
+  int d, rows, nblocks;
+};
+
+// Pass 1, d = D fixed: Ht <- the tile's H, facc (rows x L) <- per-lane sums of ReLU(h) a.
+template <int L, int D, int V>
+void pass1_fixed(const float* __restrict Wp, const float* __restrict ap, const float* __restrict X, Shape s,
+                 float* __restrict Ht, float* __restrict facc) {
+  constexpr int VL = V * L;
+  for (int r = 0; r < s.rows; ++r) store<L>(facc + r * L, Vec<L>{});
+  for (int nb = 0; nb < s.nblocks; ++nb) {
+    Vec<L> w[D][V], av[V];
+    for (int k = 0; k < D; ++k)
+      for (int v = 0; v < V; ++v) w[k][v] = load<L>(Wp + (nb * D + k) * VL + v * L);
+    for (int v = 0; v < V; ++v) av[v] = load<L>(ap + nb * VL + v * L);
+    float* ht = Ht + static_cast<std::ptrdiff_t>(nb) * s.rows * VL;
+    for (int r = 0; r < s.rows; ++r) {
+      const float* x = X + r * D;
+      Vec<L> h[V];
+      for (int v = 0; v < V; ++v) h[v] = w[0][v] * splat<L>(x[0]);
+      for (int k = 1; k < D; ++k) {
+        const Vec<L> xk = splat<L>(x[k]);
+        for (int v = 0; v < V; ++v) h[v] += w[k][v] * xk;
+      }
+      Vec<L> f = load<L>(facc + r * L);
+      for (int v = 0; v < V; ++v) {
+        store<L>(ht + r * VL + v * L, h[v]);
+        f += relu<L>(h[v]) * av[v];
+      }
+      store<L>(facc + r * L, f);
+    }
+  }
+}
+
+// Pass 2, d = D fixed: gWp (packed like Wp, before the factor a_i) += sum_r [h > 0] delta_r x_r,
+// gap += sum_r ReLU(h) delta_r.
+template <int L, int D, int V>
+void pass2_fixed(const float* __restrict Ht, const float* __restrict X, const float* __restrict delta, Shape s,
+                 float* __restrict gWp, float* __restrict gap) {
+  constexpr int VL = V * L;
+  for (int nb = 0; nb < s.nblocks; ++nb) {
+    Vec<L> g[D][V], ga[V];
+    float* gw = gWp + nb * D * VL;
+    for (int k = 0; k < D; ++k)
+      for (int v = 0; v < V; ++v) g[k][v] = load<L>(gw + k * VL + v * L);
+    for (int v = 0; v < V; ++v) ga[v] = load<L>(gap + nb * VL + v * L);
+    const float* ht = Ht + static_cast<std::ptrdiff_t>(nb) * s.rows * VL;
+    for (int r = 0; r < s.rows; ++r) {
+      const Vec<L> db = splat<L>(delta[r]);
+      Vec<L> m[V];
+      for (int v = 0; v < V; ++v) {
+        const Vec<L> h = load<L>(ht + r * VL + v * L);
+        ga[v] += relu<L>(h) * db;
+        m[v] = h > Vec<L>{} ? db : Vec<L>{};
+      }
+      const float* x = X + r * D;
+      for (int k = 0; k < D; ++k) {
+        const Vec<L> xk = splat<L>(x[k]);
+        for (int v = 0; v < V; ++v) g[k][v] += m[v] * xk;
+      }
+    }
+    for (int k = 0; k < D; ++k)
+      for (int v = 0; v < V; ++v) store<L>(gw + k * VL + v * L, g[k][v]);
+    for (int v = 0; v < V; ++v) store<L>(gap + nb * VL + v * L, ga[v]);
+  }
+}
+
+// The same two passes for any d (one vector per block, weights and gradients read from the packed
+// buffers, which stay in L1 for moderate d).
+template <int L>
+void pass1_any(const float* __restrict Wp, const float* __restrict ap, const float* __restrict X, Shape s,
+               float* __restrict Ht, float* __restrict facc) {
+  const int d = s.d;
+  for (int r = 0; r < s.rows; ++r) store<L>(facc + r * L, Vec<L>{});
+  for (int nb = 0; nb < s.nblocks; ++nb) {
+    const float* w = Wp + static_cast<std::ptrdiff_t>(nb) * d * L;
+    const Vec<L> av = load<L>(ap + nb * L);
+    float* ht = Ht + static_cast<std::ptrdiff_t>(nb) * s.rows * L;
+    for (int r = 0; r < s.rows; ++r) {
+      const float* x = X + static_cast<std::ptrdiff_t>(r) * d;
+      Vec<L> h = load<L>(w) * splat<L>(x[0]);
+      for (int k = 1; k < d; ++k) h += load<L>(w + k * L) * splat<L>(x[k]);
+      store<L>(ht + r * L, h);
+      store<L>(facc + r * L, load<L>(facc + r * L) + relu<L>(h) * av);
+    }
+  }
+}
+
+template <int L>
+void pass2_any(const float* __restrict Ht, const float* __restrict X, const float* __restrict delta, Shape s,
+               float* __restrict gWp, float* __restrict gap) {
+  const int d = s.d;
+  for (int nb = 0; nb < s.nblocks; ++nb) {
+    float* gw = gWp + static_cast<std::ptrdiff_t>(nb) * d * L;
+    Vec<L> ga = load<L>(gap + nb * L);
+    const float* ht = Ht + static_cast<std::ptrdiff_t>(nb) * s.rows * L;
+    for (int r = 0; r < s.rows; ++r) {
+      const Vec<L> db = splat<L>(delta[r]);
+      const Vec<L> h = load<L>(ht + r * L);
+      ga += relu<L>(h) * db;
+      const Vec<L> m = h > Vec<L>{} ? db : Vec<L>{};
+      const float* x = X + static_cast<std::ptrdiff_t>(r) * d;
+      for (int k = 0; k < d; ++k) store<L>(gw + k * L, load<L>(gw + k * L) + m * splat<L>(x[k]));
+    }
+    store<L>(gap + nb * L, ga);
+  }
+}
+
+using Pass1 = void (*)(const float*, const float*, const float*, Shape, float*, float*);
+using Pass2 = void (*)(const float*, const float*, const float*, Shape, float*, float*);
+
+template <int L>
+float row_sum(const float* lanes) {
+  return lane_sum<L>(load<L>(lanes));
+}
+
+struct Kernel {
+  int lanes, block;  // neurons per block: lanes * vectors
+  Pass1 pass1;
+  Pass2 pass2;
+  float (*sum)(const float*);  // f of a row from its lanes in facc
+};
+
+template <int L, int... D>
+constexpr std::array<Kernel, sizeof...(D)> fixed_kernels(std::integer_sequence<int, D...>) {
+  return {Kernel{L, L * blocks_of(D + 1, L), &pass1_fixed<L, D + 1, blocks_of(D + 1, L)>,
+                 &pass2_fixed<L, D + 1, blocks_of(D + 1, L)>, &row_sum<L>}...};
+}
+
+template <int L>
+Kernel kernel_for(int d) {
+  static constexpr auto fixed = fixed_kernels<L>(std::make_integer_sequence<int, kMaxFixedD>{});
+  if (d >= 1 && d <= kMaxFixedD) return fixed[static_cast<std::size_t>(d - 1)];
+  return Kernel{L, L, &pass1_any<L>, &pass2_any<L>, &row_sum<L>};
+}
+
+std::atomic<int> chosen_lanes{0};
+
+Kernel kernel_for_lanes(int d) {
+  switch (detail::relu_kernel_lanes()) {
+    case 1: return kernel_for<1>(d);
+    case 4: return kernel_for<4>(d);
+#if defined(__AVX__) || defined(__AVX512F__)
+    case 8: return kernel_for<8>(d);
+#endif
+#if defined(__AVX512F__)
+    case 16: return kernel_for<16>(d);
+#endif
+  }
+  return kernel_for<kWidest>(d);
+}
+
+// The packed buffers' storage: 64-byte aligned views into vectors with room to spare.
+float* aligned(std::vector<float>& v, std::size_t size) {
+  if (v.size() < size + 16) v.resize(size + 16);
+  auto p = reinterpret_cast<std::uintptr_t>(v.data());
+  return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
+}
+
+// Rows per tile: the tile of H (rows x padded n floats) within about 256 KB, so that it stays in
+// the L2 cache between the two passes.
+int tile_rows(int npad, int B) {
+  const int rows = std::clamp((256 << 10) / (4 * std::max(npad, 1)), 4, 512);
+  return std::min(rows, std::max(B, 1));
+}
+
+// W and a in the kernel's layout (zeros past n).
+void pack(const MatrixRF& W, const VectorF& a, const Kernel& k, float* Wp, float* ap, int nblocks) {
+  const int n = static_cast<int>(W.rows()), d = static_cast<int>(W.cols()), VL = k.block;
+  for (int nb = 0; nb < nblocks; ++nb) {
+    for (int j = 0; j < VL; ++j) {
+      const int i = nb * VL + j;
+      ap[nb * VL + j] = i < n ? a[i] : 0.0f;
+      for (int c = 0; c < d; ++c) Wp[(static_cast<std::ptrdiff_t>(nb) * d + c) * VL + j] = i < n ? W(i, c) : 0.0f;
+    }
+  }
+}
+
+// log(1 + e^f) - y f and sigmoid(f), stable for large |f|, from one exponential.
+double logistic(double f, double y, double& sigmoid) {
+  const double e = std::exp(-std::fabs(f));
+  sigmoid = f >= 0 ? 1 / (1 + e) : e / (1 + e);
+  return std::max(f, 0.0) + std::log1p(e) - y * f;
+}
+
 }  // namespace
 
+namespace detail {
+void set_relu_kernel_lanes(int lanes) {
+  if (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16)
+    throw std::invalid_argument("relu kernel lanes: 0, 1, 4, 8 or 16");
+  if (lanes > kWidest) throw std::invalid_argument("relu kernel lanes: wider than this build vectorises");
+  chosen_lanes.store(lanes, std::memory_order_relaxed);
+}
+int relu_kernel_lanes() {
+  const int l = chosen_lanes.load(std::memory_order_relaxed);
+  return l == 0 ? kWidest : l;
+}
+}  // namespace detail
+
 double ReluNetwork::forward_backward(const MatrixRF& X, const VectorF& y) {
-  const Eigen::Index B = X.rows();
-  H_.noalias() = X * W.transpose();  // B x n
+  const int B = static_cast<int>(X.rows()), n = static_cast<int>(W.rows()), d = static_cast<int>(W.cols());
+  if (X.cols() != W.cols() || y.size() != X.rows()) throw std::invalid_argument("ReluNetwork: shapes of X, y and W disagree");
+  const Kernel k = kernel_for_lanes(d);
+  const int nblocks = (n + k.block - 1) / k.block, npad = nblocks * k.block, rows = tile_rows(npad, B);
+  const std::size_t packed = static_cast<std::size_t>(npad) * static_cast<std::size_t>(d);
+  float* Wp = aligned(Wp_, packed);
+  float* ap = aligned(ap_, static_cast<std::size_t>(npad));
+  float* gWp = aligned(gWp_, packed);
+  float* gap = aligned(gap_, static_cast<std::size_t>(npad));
+  float* Ht = aligned(Ht_, static_cast<std::size_t>(rows) * static_cast<std::size_t>(npad));
+  float* facc = aligned(facc_, static_cast<std::size_t>(rows) * static_cast<std::size_t>(k.lanes));
+  pack(W, a, k, Wp, ap, nblocks);
+  std::fill(gWp, gWp + packed, 0.0f);
+  std::fill(gap, gap + npad, 0.0f);
   f_.resize(B);
   delta_.resize(B);
   double loss = 0;
-  const Eigen::Index n = W.rows();
-  for (Eigen::Index b = 0; b < B; ++b) {
-    float* h = H_.row(b).data();
-    float fb = 0;
-    for (Eigen::Index i = 0; i < n; ++i) fb += (h[i] > 0 ? h[i] : 0.0f) * a[i];
-    f_[b] = fb;
-    loss += logistic_loss(fb, y[b]);
-    delta_[b] = static_cast<float>((1 / (1 + std::exp(-static_cast<double>(fb))) - y[b]) / static_cast<double>(B));
-  }
-  // grad_a = A^T delta; then H becomes D = delta_b [H_bi > 0] in place (a_i is applied to the rows
-  // of D^T X afterwards), one pass each.
-  ga_.setZero(n);
-  for (Eigen::Index b = 0; b < B; ++b) {
-    float* h = H_.row(b).data();
-    const float db = delta_[b];
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const bool on = h[i] > 0;
-      ga_[i] += on ? h[i] * db : 0.0f;
-      h[i] = on ? db : 0.0f;
+  for (int r0 = 0; r0 < B; r0 += rows) {
+    const Shape s{d, std::min(rows, B - r0), nblocks};
+    const float* x = X.data() + static_cast<std::ptrdiff_t>(r0) * d;
+    k.pass1(Wp, ap, x, s, Ht, facc);
+    for (int r = 0; r < s.rows; ++r) {
+      const float fb = k.sum(facc + r * k.lanes);
+      double sigmoid;
+      f_[r0 + r] = fb;
+      loss += logistic(fb, y[r0 + r], sigmoid);
+      delta_[r0 + r] = static_cast<float>((sigmoid - y[r0 + r]) / static_cast<double>(B));
     }
+    k.pass2(Ht, x, delta_.data() + r0, s, gWp, gap);
   }
-  gW_.noalias() = H_.transpose() * X;  // n x d
-  gW_.array().colwise() *= a.array();
+  // Back to W's layout, with the factor a_i of grad_W.
+  gW_.resize(n, d);
+  ga_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const int nb = i / k.block, j = i % k.block;
+    ga_[i] = gap[i];
+    for (int c = 0; c < d; ++c) gW_(i, c) = a[i] * gWp[(static_cast<std::ptrdiff_t>(nb) * d + c) * k.block + j];
+  }
   return loss / static_cast<double>(B);
 }
 
@@ -85,8 +365,25 @@ double ReluNetwork::train_step(const MatrixRF& X, const VectorF& y, const Networ
 }
 
 VectorF ReluNetwork::predict(const MatrixRF& X) const {
-  MatrixRF H = X * W.transpose();
-  return H.cwiseMax(0.0f) * a;
+  // Pass 1 of the step over tiles of rows (the same sums as the step's f): memory for one tile of
+  // H, not for all of it.
+  const int B = static_cast<int>(X.rows()), n = static_cast<int>(W.rows()), d = static_cast<int>(W.cols());
+  if (X.cols() != W.cols()) throw std::invalid_argument("ReluNetwork::predict: X has the wrong number of columns");
+  const Kernel k = kernel_for_lanes(d);
+  const int nblocks = (n + k.block - 1) / k.block, npad = nblocks * k.block, rows = tile_rows(npad, B);
+  std::vector<float> Wp_v, ap_v, Ht_v, facc_v;
+  float* Wp = aligned(Wp_v, static_cast<std::size_t>(npad) * static_cast<std::size_t>(d));
+  float* ap = aligned(ap_v, static_cast<std::size_t>(npad));
+  float* Ht = aligned(Ht_v, static_cast<std::size_t>(rows) * static_cast<std::size_t>(npad));
+  float* facc = aligned(facc_v, static_cast<std::size_t>(rows) * static_cast<std::size_t>(k.lanes));
+  pack(W, a, k, Wp, ap, nblocks);
+  VectorF f(B);
+  for (int r0 = 0; r0 < B; r0 += rows) {
+    const Shape s{d, std::min(rows, B - r0), nblocks};
+    k.pass1(Wp, ap, X.data() + static_cast<std::ptrdiff_t>(r0) * d, s, Ht, facc);
+    for (int r = 0; r < s.rows; ++r) f[r0 + r] = k.sum(facc + r * k.lanes);
+  }
+  return f;
 }
 
 }  // namespace scalinglab::teacher
