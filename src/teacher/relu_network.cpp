@@ -238,10 +238,12 @@ float* aligned(std::vector<float>& v, std::size_t size) {
   return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
 }
 
-// Rows per tile: the tile of H (rows x padded n floats) within about 256 KB, so that it stays in
-// the L2 cache between the two passes.
+// Rows per tile: the tile of H (rows x padded n floats) within about 512 KB, so that it stays in
+// a 1 MB L2 cache between the two passes (measured at n = 4096, d = 10: 256 KB tiles cost 5% more,
+// 1 or 2 MB about the same; the per-tile reloads of the weights and gradients are what small tiles
+// pay for).
 int tile_rows(int npad, int B) {
-  const int rows = std::clamp((256 << 10) / (4 * std::max(npad, 1)), 4, 512);
+  const int rows = std::clamp((512 << 10) / (4 * std::max(npad, 1)), 4, 512);
   return std::min(rows, std::max(B, 1));
 }
 
