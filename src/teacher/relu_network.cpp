@@ -96,8 +96,10 @@ constexpr int blocks_of(int D, int L) {
 // shared by both), which beats one vector per block with larger chunks.
 constexpr int kChunk = kRegisters >= 32 ? 8 : 11;
 constexpr int kChunkBlocks(int L) { return blocks_of(kChunk, L); }
-// d is one chunk when it keeps at least as many vectors per block.
-constexpr bool one_chunk(int d, int L) { return d <= kMaxD && blocks_of(d, L) >= kChunkBlocks(L); }
+// d is one chunk when its kernel fits the registers and keeps at least as many vectors per block.
+constexpr bool one_chunk(int d, int L) {
+  return d <= kMaxD && blocks_of(d, L) >= kChunkBlocks(L) && (L == 1 || (d + 3) * blocks_of(d, L) + 2 <= kRegisters);
+}
 
 struct Shape {
   int d, rows, nblocks;
