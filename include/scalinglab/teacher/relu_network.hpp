@@ -8,7 +8,7 @@
 //   backward  delta = (sigmoid(f) - y) / B, grad_a = A^T delta,
 //             D = delta a^T masked by H > 0 (B x n), grad_W = D^T X (n x d)
 // The step never holds H in full: it runs over tiles of batch rows, and within a tile over blocks
-// of neurons whose weights sit in registers (d <= 16; any d otherwise, more slowly). Pass 1 computes
+// of neurons whose weights sit in registers (a larger d in chunks of columns). Pass 1 computes
 // the tile of H (kept in cache) and f; pass 2 reads it back once delta is known and accumulates
 // grad_a and grad_W in registers. Results are deterministic for a given lane width (the same
 // inputs give the same bits); the summation order depends on the lane width.
