@@ -7,6 +7,11 @@
 //   forward   H = X W^T (B x n), A = ReLU(H), f = A a
 //   backward  delta = (sigmoid(f) - y) / B, grad_a = A^T delta,
 //             D = delta a^T masked by H > 0 (B x n), grad_W = D^T X (n x d)
+// The step never holds H in full: it runs over tiles of batch rows, and within a tile over blocks
+// of neurons whose weights sit in registers (a larger d in chunks of columns). Pass 1 computes
+// the tile of H (kept in cache) and f; pass 2 reads it back once delta is known and accumulates
+// grad_a and grad_W in registers. Results are deterministic for a given lane width (the same
+// inputs give the same bits); the summation order depends on the lane width.
 #include <Eigen/Dense>
 #include <cstdint>
 #include <vector>
@@ -14,6 +19,15 @@
 #include "scalinglab/core/random.hpp"
 
 namespace scalinglab::teacher {
+
+namespace detail {
+// The lane width of the network's kernels: 0 (the default) is the widest this build vectorises
+// (16 with AVX-512, 8 with AVX, 4 otherwise); 1 is the scalar code; 4, 8 and 16 are accepted when
+// not wider than the default (tests run every width the build has). Process-wide; set it before
+// networks are used, not while they run.
+void set_relu_kernel_lanes(int lanes);
+int relu_kernel_lanes();
+}  // namespace detail
 
 using MatrixRF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using VectorF = Eigen::VectorXf;
@@ -40,9 +54,12 @@ class ReluNetwork {
   VectorF a;
 
  private:
-  double forward_backward(const MatrixRF& X, const VectorF& y);  // fills gW_, ga_
-  MatrixRF H_, gW_, mW_, vW_;
+  double forward_backward(const MatrixRF& X, const VectorF& y);  // fills f_, gW_, ga_
+  MatrixRF gW_, mW_, vW_;
   VectorF f_, delta_, ga_, ma_, va_;
+  // Kernel buffers (resized only when shapes change): W and a packed by blocks of neurons (padded
+  // with zeros), the gradients in the same layout, a tile of H, per-row lanes of f.
+  std::vector<float> Wp_, ap_, gWp_, gap_, Ht_, facc_;
   long t_ = 0;
 };
 
