@@ -531,6 +531,86 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
   std::string curve_csv = "world,horizon,N,loss,sem\n";
   nlohmann::json report;
   report["worlds"] = nlohmann::json::array();
+  // The leaderboard and every table, rewritten after each world: a failure in a later world keeps
+  // the earlier ones' results (and its runs, resumable).
+  auto write_outputs = [&] {
+    // The leaderboard: per world x design x method x horizon.
+    std::string pred_csv =
+        "world,design,method,replication,horizon,C,ok,N_opt,N_lo,N_hi,D_opt,D_lo,D_hi,L_opt,L_lo,L_hi,regret,seconds,note\n";
+    for (const auto& s : all)
+      pred_csv += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{}\n", s.world, s.design,
+                              csv_text(s.method), s.replication, s.horizon, num(s.C), s.ok ? 1 : 0, num(s.p.N.value),
+                              num(s.p.N.lo), num(s.p.N.hi), num(s.p.D.value), num(s.p.D.lo), num(s.p.D.hi),
+                              num(s.p.L.value), num(s.p.L.lo), num(s.p.L.hi), num(s.regret), s.seconds, csv_text(s.note));
+    std::vector<std::string> method_names;
+    for (const auto& m : methods) method_names.push_back(m.name);
+    for (const auto& m : o.external) method_names.push_back(m.name);
+    for (const auto& s : external)
+      if (std::find(method_names.begin(), method_names.end(), s.method) == method_names.end()) method_names.push_back(s.method);
+    std::string lb_csv =
+        "world,design,design_cost,method,horizon,replications,failed,N_err_median,N_err_q25,N_err_q75,N_abs_err_median,"
+        "D_err_median,L_err_median,L_err_q25,L_err_q75,L_abs_err_median,regret_median,regret_q75,N_coverage,N_covered,"
+        "N_intervals,N_coverage_lo,N_coverage_hi,N_width,L_coverage,L_covered,L_intervals,L_width,truth_N,truth_L,seconds\n";
+    report["rows"] = nlohmann::json::array();
+    for (std::size_t wi = 0; wi < report["worlds"].size(); ++wi) {
+      const World& w = worlds[wi];
+      const auto& truths = report["worlds"][wi]["truth"];
+      for (std::size_t j = 0; j < w.bench.designs.size(); ++j) {
+        const Design& d = w.bench.designs[j];
+        const double cost = report["worlds"][wi]["designs"][j]["cost"].get<double>();
+        for (const auto& mname : method_names)
+          for (std::size_t h = 0; h < w.bench.horizons.size(); ++h) {
+            std::vector<Estimate> en, ed, el;
+            std::vector<double> regret, secs;
+            int failed = 0, count = 0;
+            for (const auto& s : all)
+              if (s.world == w.name && s.design == d.name && s.method == mname && s.horizon == w.bench.horizons[h]) {
+                ++count;
+                if (!s.ok) {
+                  ++failed;
+                  continue;
+                }
+                en.push_back(s.p.N), ed.push_back(s.p.D), el.push_back(s.p.L), regret.push_back(s.regret), secs.push_back(s.seconds);
+              }
+            if (count == 0) continue;
+            const double tN = truths[h]["N_opt"].is_number() ? truths[h]["N_opt"].get<double>() : kNaN;
+            const double tL = truths[h]["L_opt"].is_number() ? truths[h]["L_opt"].get<double>() : kNaN;
+            const double tD = truths[h]["D_opt"].is_number() ? truths[h]["D_opt"].get<double>() : kNaN;
+            const Spread nE = spread(relative_errors(en, tN)), dE = spread(relative_errors(ed, tD)),
+                         lE = spread(relative_errors(el, tL)), nA = spread(abs_of(relative_errors(en, tN))),
+                         lA = spread(abs_of(relative_errors(el, tL))), rg = spread(regret);
+            const Coverage cN = coverage(en, tN), cL = coverage(el, tL);
+            const double wN = median_width_ratio(en), wL = median_width_ratio(el), sec = spread(secs).median;
+            nlohmann::json row = {{"world", w.name}, {"design", d.name}, {"design_cost", cost}, {"main", d.name == w.bench.main},
+                                  {"method", mname}, {"horizon", w.bench.horizons[h]}, {"replications", count},
+                                  {"failed", failed}, {"N_error", spread_json(nE)}, {"N_abs_error", spread_json(nA)},
+                                  {"D_error", spread_json(dE)}, {"L_error", spread_json(lE)}, {"L_abs_error", spread_json(lA)},
+                                  {"regret", spread_json(rg)}, {"N_coverage", coverage_json(cN)}, {"N_width", jnum(wN)},
+                                  {"L_coverage", coverage_json(cL)}, {"L_width", jnum(wL)}, {"truth_N", jnum(tN)},
+                                  {"truth_L", jnum(tL)}, {"seconds", jnum(sec)}};
+            report["rows"].push_back(row);
+            lb_csv += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                                  w.name, d.name, num(cost), csv_text(mname), w.bench.horizons[h], count, failed,
+                                  num(nE.median), num(nE.q25), num(nE.q75), num(nA.median), num(dE.median), num(lE.median),
+                                  num(lE.q25), num(lE.q75), num(lA.median), num(rg.median), num(rg.q75), num(cN.fraction),
+                                  cN.covered, cN.total, num(cN.lo), num(cN.hi), num(wN), num(cL.fraction), cL.covered,
+                                  cL.total, num(wL), num(tN), num(tL), num(sec));
+          }
+      }
+    }
+    report["methods"] = method_names;
+    report["seconds"] = seconds_since(t_start);
+    report["out_dir"] = out;
+    report["profile"] = o.profile;
+    write_file(out + "/tables.csv", tables_csv);
+    write_file(out + "/truth.csv", truth_csv);
+    write_file(out + "/truth-curves.csv", curve_csv);
+    write_file(out + "/predictions.csv", pred_csv);
+    write_file(out + "/leaderboard.csv", lb_csv);
+    write_file(out + "/leaderboard.json", report.dump(2) + "\n");
+    write_file(out + "/leaderboard.md", leaderboard_markdown(report));
+    plot_benchmark(out, report);
+  };
   for (const auto& w : worlds) {
     const WorldRun run = run_world(w, out, o);
     nlohmann::json wj = {{"name", w.name}, {"file", w.path}, {"measure", w.measure->name},
@@ -624,84 +704,9 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
         for (const auto& t : run.truth)
           if (t.horizon == s.horizon && t.interior && std::isfinite(s.p.N.value)) s.regret = t.loss_at(s.p.N.value) / t.L - 1;
     report["worlds"].push_back(wj);
+    write_outputs();
   }
 
-  // The leaderboard: per world x design x method x horizon.
-  std::string pred_csv =
-      "world,design,method,replication,horizon,C,ok,N_opt,N_lo,N_hi,D_opt,D_lo,D_hi,L_opt,L_lo,L_hi,regret,seconds,note\n";
-  for (const auto& s : all)
-    pred_csv += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{}\n", s.world, s.design,
-                            csv_text(s.method), s.replication, s.horizon, num(s.C), s.ok ? 1 : 0, num(s.p.N.value),
-                            num(s.p.N.lo), num(s.p.N.hi), num(s.p.D.value), num(s.p.D.lo), num(s.p.D.hi),
-                            num(s.p.L.value), num(s.p.L.lo), num(s.p.L.hi), num(s.regret), s.seconds, csv_text(s.note));
-  std::vector<std::string> method_names;
-  for (const auto& m : methods) method_names.push_back(m.name);
-  for (const auto& m : o.external) method_names.push_back(m.name);
-  for (const auto& s : external)
-    if (std::find(method_names.begin(), method_names.end(), s.method) == method_names.end()) method_names.push_back(s.method);
-  std::string lb_csv =
-      "world,design,design_cost,method,horizon,replications,failed,N_err_median,N_err_q25,N_err_q75,N_abs_err_median,"
-      "D_err_median,L_err_median,L_err_q25,L_err_q75,L_abs_err_median,regret_median,regret_q75,N_coverage,N_covered,"
-      "N_intervals,N_coverage_lo,N_coverage_hi,N_width,L_coverage,L_covered,L_intervals,L_width,truth_N,truth_L,seconds\n";
-  report["rows"] = nlohmann::json::array();
-  for (std::size_t wi = 0; wi < worlds.size(); ++wi) {
-    const World& w = worlds[wi];
-    const auto& truths = report["worlds"][wi]["truth"];
-    for (std::size_t j = 0; j < w.bench.designs.size(); ++j) {
-      const Design& d = w.bench.designs[j];
-      const double cost = report["worlds"][wi]["designs"][j]["cost"].get<double>();
-      for (const auto& mname : method_names)
-        for (std::size_t h = 0; h < w.bench.horizons.size(); ++h) {
-          std::vector<Estimate> en, ed, el;
-          std::vector<double> regret, secs;
-          int failed = 0, count = 0;
-          for (const auto& s : all)
-            if (s.world == w.name && s.design == d.name && s.method == mname && s.horizon == w.bench.horizons[h]) {
-              ++count;
-              if (!s.ok) {
-                ++failed;
-                continue;
-              }
-              en.push_back(s.p.N), ed.push_back(s.p.D), el.push_back(s.p.L), regret.push_back(s.regret), secs.push_back(s.seconds);
-            }
-          if (count == 0) continue;
-          const double tN = truths[h]["N_opt"].is_number() ? truths[h]["N_opt"].get<double>() : kNaN;
-          const double tL = truths[h]["L_opt"].is_number() ? truths[h]["L_opt"].get<double>() : kNaN;
-          const double tD = truths[h]["D_opt"].is_number() ? truths[h]["D_opt"].get<double>() : kNaN;
-          const Spread nE = spread(relative_errors(en, tN)), dE = spread(relative_errors(ed, tD)),
-                       lE = spread(relative_errors(el, tL)), nA = spread(abs_of(relative_errors(en, tN))),
-                       lA = spread(abs_of(relative_errors(el, tL))), rg = spread(regret);
-          const Coverage cN = coverage(en, tN), cL = coverage(el, tL);
-          const double wN = median_width_ratio(en), wL = median_width_ratio(el), sec = spread(secs).median;
-          nlohmann::json row = {{"world", w.name}, {"design", d.name}, {"design_cost", cost}, {"main", d.name == w.bench.main},
-                                {"method", mname}, {"horizon", w.bench.horizons[h]}, {"replications", count},
-                                {"failed", failed}, {"N_error", spread_json(nE)}, {"N_abs_error", spread_json(nA)},
-                                {"D_error", spread_json(dE)}, {"L_error", spread_json(lE)}, {"L_abs_error", spread_json(lA)},
-                                {"regret", spread_json(rg)}, {"N_coverage", coverage_json(cN)}, {"N_width", jnum(wN)},
-                                {"L_coverage", coverage_json(cL)}, {"L_width", jnum(wL)}, {"truth_N", jnum(tN)},
-                                {"truth_L", jnum(tL)}, {"seconds", jnum(sec)}};
-          report["rows"].push_back(row);
-          lb_csv += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                                w.name, d.name, num(cost), csv_text(mname), w.bench.horizons[h], count, failed,
-                                num(nE.median), num(nE.q25), num(nE.q75), num(nA.median), num(dE.median), num(lE.median),
-                                num(lE.q25), num(lE.q75), num(lA.median), num(rg.median), num(rg.q75), num(cN.fraction),
-                                cN.covered, cN.total, num(cN.lo), num(cN.hi), num(wN), num(cL.fraction), cL.covered,
-                                cL.total, num(wL), num(tN), num(tL), num(sec));
-        }
-    }
-  }
-  report["methods"] = method_names;
-  report["seconds"] = seconds_since(t_start);
-  report["out_dir"] = out;
-  report["profile"] = o.profile;
-  write_file(out + "/tables.csv", tables_csv);
-  write_file(out + "/truth.csv", truth_csv);
-  write_file(out + "/truth-curves.csv", curve_csv);
-  write_file(out + "/predictions.csv", pred_csv);
-  write_file(out + "/leaderboard.csv", lb_csv);
-  write_file(out + "/leaderboard.json", report.dump(2) + "\n");
-  write_file(out + "/leaderboard.md", leaderboard_markdown(report));
-  plot_benchmark(out, report);
   return report;
 }
 
