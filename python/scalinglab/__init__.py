@@ -684,7 +684,7 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
         ...     return {"N_opt": np.exp(b) * budgets ** a}
         >>> res = sl.extrapolate("experiments/extrapolate/teacher-bound.toml", profile="quick",
         ...                      methods=["approach2", "approach3"], custom={"best-run": best_run},
-        ...                      out="/tmp/bench")
+        ...                      out="results/bench")
         >>> res.leaderboard[["method", "horizon", "N_err_median", "N_coverage"]]
 
     Returns Extrapolation(report, out, leaderboard, predictions, truth, tables): the report dict
