@@ -305,10 +305,16 @@ py::object extrapolate_py(const std::vector<std::string>& files, const std::stri
         if (!d.contains(key) || d[key].is_none()) return std::numeric_limits<double>::quiet_NaN();
         return d[key].cast<double>();
       };
+      if (!py::isinstance<py::list>(out))
+        throw InputError("method '" + name + "' returned neither None nor a list of dicts (one per budget)");
+      if (py::len(out) != budgets.size())
+        throw InputError("method '" + name + "' gave " + std::to_string(py::len(out)) + " predictions for " +
+                         std::to_string(budgets.size()) + " budgets");
       for (const auto& item : out.cast<py::list>()) {
+        if (!py::isinstance<py::dict>(item)) throw InputError("method '" + name + "' returned a list item that is not a dict");
         const py::dict d = item.cast<py::dict>();
         fit::FrontierPrediction p;
-        p.C = budgets.at(std::min(r.at.size(), budgets.size() - 1));
+        p.C = budgets[r.at.size()];
         p.N = {number(d, "N_opt"), number(d, "N_lo"), number(d, "N_hi")};
         p.L = {number(d, "L_opt"), number(d, "L_lo"), number(d, "L_hi")};
         p.D.value = number(d, "D_opt");

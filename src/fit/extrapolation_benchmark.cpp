@@ -548,7 +548,7 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
     for (const auto& s : external)
       if (std::find(method_names.begin(), method_names.end(), s.method) == method_names.end()) method_names.push_back(s.method);
     std::string lb_csv =
-        "world,design,design_cost,method,horizon,replications,failed,N_err_median,N_err_q25,N_err_q75,N_abs_err_median,"
+        "world,design,main,design_cost,method,horizon,replications,failed,N_err_median,N_err_q25,N_err_q75,N_abs_err_median,"
         "D_err_median,L_err_median,L_err_q25,L_err_q75,L_abs_err_median,regret_median,regret_q75,N_coverage,N_covered,"
         "N_intervals,N_coverage_lo,N_coverage_hi,N_width,L_coverage,L_covered,L_intervals,L_width,truth_N,truth_L,seconds\n";
     report["rows"] = nlohmann::json::array();
@@ -589,8 +589,8 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
                                   {"L_coverage", coverage_json(cL)}, {"L_width", jnum(wL)}, {"truth_N", jnum(tN)},
                                   {"truth_L", jnum(tL)}, {"seconds", jnum(sec)}};
             report["rows"].push_back(row);
-            lb_csv += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                                  w.name, d.name, num(cost), csv_text(mname), w.bench.horizons[h], count, failed,
+            lb_csv += fmt::format("{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                                  w.name, d.name, d.name == w.bench.main ? 1 : 0, num(cost), csv_text(mname), w.bench.horizons[h], count, failed,
                                   num(nE.median), num(nE.q25), num(nE.q75), num(nA.median), num(dE.median), num(lE.median),
                                   num(lE.q25), num(lE.q75), num(lA.median), num(rg.median), num(rg.q75), num(cN.fraction),
                                   cN.covered, cN.total, num(cN.lo), num(cN.hi), num(wN), num(cL.fraction), cL.covered,
