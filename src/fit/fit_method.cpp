@@ -147,6 +147,7 @@ MethodResult law_frontier(const ScalingLaw& law, const MethodSpec& m, const Prot
   FitOptions fo;
   fo.delta = m.delta;
   fo.threads = o.threads;
+  fo.screen_iterations = o.screen_iterations;
   const LawData data = law.inputs == std::vector<std::string>{"N", "D"}
                            ? make_law_data(law, t.N, t.D, t.loss)
                            : law_data_from(law, {{"N", t.N}, {"D", t.D}, {"C", t.C}}, t.loss);

@@ -386,7 +386,7 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
   FitOptions first = options;
   if (screen) {
     first.tolerance = options.screen_tolerance;
-    first.max_iterations = std::min(options.max_iterations, 200);
+    first.max_iterations = std::min(options.max_iterations, options.screen_iterations);
   }
   parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
     ends[i] = descend(law, data, first, starts[i], objective[i]);

@@ -13,6 +13,8 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/lab/limits.hpp"
+#include "scalinglab/results/aggregate.hpp"
+#include "scalinglab/results/results.hpp"
 #include "scalinglab/run/runner.hpp"
 
 namespace scalinglab::fit::protocol {
@@ -168,12 +170,21 @@ Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const s
   ro.resume = o.resume;
   ro.quiet = o.quiet;
   run_sweep(part.sweep, ro);
-  const DataTable t = read_csv(dir + "/summary.csv");
+  // The runs aggregated from results.jsonl rather than read back from summary.csv, whose header may
+  // name a column twice (factor.train has a parameter and a metric called epochs).
+  const Table t = aggregate(expand_grid(part.sweep, builtin_registry()), read_results(dir + "/results.jsonl"));
   Sweeped out;
-  out.size = t.numbers(spec.size);
-  const std::vector<double> data = t.numbers(spec.data);
-  out.loss = t.numbers(spec.loss);
-  out.sem = t.has(spec.loss + "_sem") ? t.numbers(spec.loss + "_sem") : std::vector<double>(out.loss.size(), 0.0);
+  std::vector<double> data;
+  const std::size_t li = t.metric_index(spec.loss);
+  for (const auto& row : t.rows) {
+    // A point whose loss is not finite (a diverged run) is left out: a lab would drop it too.
+    if (!std::isfinite(row.mean[li]) || !(row.mean[li] > 0)) continue;
+    out.size.push_back(row.params.entry(spec.size).number);
+    data.push_back(row.params.entry(spec.data).number);
+    out.loss.push_back(row.mean[li]);
+    out.sem.push_back(std::isfinite(row.sem[li]) ? row.sem[li] : 0.0);
+  }
+  if (out.loss.empty()) throw InputError(dir + ": no point has a finite, positive loss '" + spec.loss + "'");
   for (std::size_t i = 0; i < out.size.size(); ++i) {
     out.N.push_back(model.N(out.size[i]));
     out.D.push_back(model.D(out.size[i], data[i]));

@@ -63,6 +63,9 @@ struct MethodOptions {
   double level = 0.95;
   std::uint64_t seed = 1;
   int threads = 1;
+  // Screening of the grid of starts (4500 for Approach 3): iterations per start before the best 64
+  // are polished to the full tolerance.
+  int screen_iterations = 40;
   int bootstrap_starts = 2;  // refits start from the optimum and this many of the best grid starts
 };
 

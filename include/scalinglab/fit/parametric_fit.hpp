@@ -32,6 +32,7 @@ struct FitOptions {
   // tolerance.
   int polish = 64;
   double screen_tolerance = 1e-5;
+  int screen_iterations = 200;  // at most this many iterations per start in the screening pass
   int threads = 0;  // 0: all hardware threads
 };
 
