@@ -292,13 +292,14 @@ MethodResult bnsl(const ProtocolTable& t, const std::vector<double>& budgets, co
   MethodResult r;
   const IsoflopFit iso = fit_isoflop(t.C, t.N, t.loss, isoflop_options(t, 0));
   const ScalingLaw& law = scaling_law("bnsl");
-  if (iso.slices.size() < law.dims() + 1) {
-    r.note = fmt::format("bnsl has {} parameters and needs {} slices with an interior minimum ({} here)", law.dims(),
-                         law.dims() + 1, iso.slices.size());
+  std::vector<double> C, L;
+  for (const auto& s : iso.slices)
+    if (s.L_opt > 0) C.push_back(s.C), L.push_back(s.L_opt);  // a parabola's minimum can fall below 0
+  if (C.size() < law.dims() + 1) {
+    r.note = fmt::format("bnsl has {} parameters and needs {} slices with an interior, positive minimum ({} here)",
+                         law.dims(), law.dims() + 1, C.size());
     return r;
   }
-  std::vector<double> C, L;
-  for (const auto& s : iso.slices) C.push_back(s.C), L.push_back(s.L_opt);
   FitOptions fo;
   fo.threads = o.threads;
   const LawData data = law_data_from(law, {{"x", C}}, L);
@@ -313,7 +314,9 @@ MethodResult bnsl(const ProtocolTable& t, const std::vector<double>& budgets, co
     for (const auto& rep : minima) {
       if (rep.size() < law.dims() + 1) continue;
       std::vector<double> bc, bl;
-      for (const auto& [c, v] : rep) bc.push_back(c), bl.push_back(v.second);
+      for (const auto& [c, v] : rep)
+        if (v.second > 0) bc.push_back(c), bl.push_back(v.second);
+      if (bc.size() < law.dims() + 1) continue;
       try {
         const LawFit bf = fit_law_from(law, law_data_from(law, {{"x", bc}}, bl), fo, starts);
         for (std::size_t k = 0; k < budgets.size(); ++k) sl[k].push_back(at(bf.theta, budgets[k]));
