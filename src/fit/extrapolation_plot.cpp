@@ -73,6 +73,7 @@ bool ratio_figure(const std::string& dir, const nlohmann::json& report, const st
     mp += "unset logscale\nset logscale xy\nset xlabel 'horizon (target budget / last small budget)'\n";
     mp += kKey + fmt::format("set ylabel {}\nset title {}\n", legend(what + " predicted / true"),
                       legend(world + " (" + w["measure"].get<std::string>() + ")"));
+    mp += "set format y '%g'\nset ytics (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500)\n";
     mp += fmt::format("set xrange [{}:{}]\nset yrange [{}:{}]\n", num(hmin / 2), num(hmax * 2), num(std::min(0.8, lo / 1.3)),
                       num(std::max(1.25, hi * 1.3)));
     mp += "plot " + plots + ", 1 with lines dt 2 lw 2 lc rgb 'black' title 'truth (ratio 1)'\n";
@@ -146,7 +147,7 @@ bool cost_figure(const std::string& dir, const nlohmann::json& report) {
                            block, palette_colour(m), legend(methods[m].get<std::string>()));
       ++block;
     }
-    mp += "unset logscale\nset autoscale xy\nset logscale xy\nset xlabel 'compute of one replication of the design (FLOPs)'\n";
+    mp += "set ytics autofreq\nunset logscale\nset autoscale xy\nset logscale xy\nset xlabel 'compute of one replication of the design (FLOPs)'\n";
     mp += kKey + fmt::format("set ylabel {}\nset title {}\n", legend(fmt::format("median |N_opt error| at {:g}x", hmax)),
                       legend(world));
     mp += "plot " + plots + "\n";
