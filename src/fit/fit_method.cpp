@@ -63,6 +63,15 @@ std::vector<double> slice_resample(const IsoflopFit& iso, std::size_t rows, std:
   return w;
 }
 
+BootstrapOptions bootstrap_options(const MethodOptions& o) {
+  BootstrapOptions bo;
+  bo.replicates = o.bootstrap;
+  bo.level = o.level;
+  bo.seed = o.seed;
+  bo.starts = o.bootstrap_starts;  // read by the law fits' refits only
+  return bo;
+}
+
 IsoflopOptions isoflop_options(const ProtocolTable& t, double trim) {
   IsoflopOptions io;
   io.skip_bad_slices = true;
@@ -77,11 +86,7 @@ MethodResult approach2(const MethodSpec& m, const ProtocolTable& t, const std::v
   const IsoflopFit iso = fit_isoflop(t.C, t.N, t.loss, isoflop_options(t, m.trim));
   IsoflopBootstrap boot;
   if (o.bootstrap > 0) {
-    BootstrapOptions bo;
-    bo.replicates = o.bootstrap;
-    bo.level = o.level;
-    bo.seed = o.seed;
-    boot = bootstrap_isoflop(iso, t.N, t.loss, bo, budgets, o.threads);
+    boot = bootstrap_isoflop(iso, t.N, t.loss, bootstrap_options(o), budgets, o.threads);
   }
   for (std::size_t k = 0; k < budgets.size(); ++k) {
     FrontierPrediction p;
@@ -154,12 +159,7 @@ MethodResult law_frontier(const ScalingLaw& law, const MethodSpec& m, const Prot
   const LawFit f = fit_law(law, data, fo);
   Bootstrap boot;
   if (o.bootstrap > 0) {
-    BootstrapOptions bo;
-    bo.replicates = o.bootstrap;
-    bo.level = o.level;
-    bo.seed = o.seed;
-    bo.starts = o.bootstrap_starts;
-    boot = bootstrap_law_fit(f, data, fo, bo);
+    boot = bootstrap_law_fit(f, data, fo, bootstrap_options(o));
   }
   for (double C : budgets) {
     const Allocation a = frontier_at(law, f.theta, C);
