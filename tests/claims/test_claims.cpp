@@ -219,6 +219,29 @@ TEST_F(ClaimsTest, ItemsOfSweepsNotRunCarryTheirPlannedCost) {
 
 // The papers' own indexes: consistent with their sweep files, and CLAIMS.md lists the same items and
 // checks (its statuses are compared with fresh runs by the reproduce tests of ctest).
+// The paper's order: numbers inside names compare as numbers (a byte-wise sort puts fig10 before
+// fig3), and a folder's sweep files come in that order.
+TEST(NaturalOrder, NumbersCompareByValue) {
+  EXPECT_TRUE(natural_less("fig3-left", "fig10"));
+  EXPECT_FALSE(natural_less("fig10", "fig3-left"));
+  EXPECT_TRUE(natural_less("fig1-left", "fig1-right"));
+  EXPECT_TRUE(natural_less("fig9", "fig9-embeddings"));
+  EXPECT_TRUE(natural_less("prop2-3", "prop5"));
+  EXPECT_TRUE(natural_less("fig3", "fig03"));  // same value: the shorter run first, never equal
+  EXPECT_FALSE(natural_less("fig3", "fig3"));
+  EXPECT_TRUE(natural_less("a99999999999999999999999", "a100000000000000000000000"));  // no overflow
+  EXPECT_TRUE(natural_less("fig", "fig1"));
+}
+
+TEST_F(ClaimsTest, SweepFilesComeInThePapersOrder) {
+  for (const char* name : {"fig10.toml", "fig3-right.toml", "fig1-left.toml", "prop1.toml", "fig3-left.toml", "claims.toml"})
+    write(name, kSweep);
+  std::vector<std::string> names;
+  for (const auto& f : paper_sweep_files((dir_ / "p").string())) names.push_back(fs::path(f).filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"fig1-left.toml", "fig3-left.toml", "fig3-right.toml", "fig10.toml",
+                                             "prop1.toml"}));
+}
+
 TEST(PaperClaims, EveryPaperHasAConsistentIndexAndClaimsTable) {
   const std::string experiments = std::string(SCALINGLAB_SOURCE_DIR) + "/experiments";
   for (const std::string paper : {"cabannes2023", "arnal2024", "jeonvanroy2024", "ldpc2024"}) {

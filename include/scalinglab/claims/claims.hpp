@@ -44,8 +44,13 @@ struct ClaimsIndex {
   std::map<std::string, std::string> planned_cpu_hours;
 };
 
-// The sweep files of a paper's folder in name order (every *.toml but claims.toml, the index).
+// The sweep files of a paper's folder in the paper's order (every *.toml but claims.toml, the
+// index): names compared with their numbers read as numbers, so fig3 comes before fig10.
 std::vector<std::string> paper_sweep_files(const std::string& dir);
+
+// "fig3-left" < "fig10": runs of digits compare by value (then by length, so "fig03" and "fig3"
+// still differ), everything else byte by byte.
+bool natural_less(const std::string& a, const std::string& b);
 
 // A markdown table cell: pipes escaped, one line.
 std::string markdown_cell(const std::string& s);
