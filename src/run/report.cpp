@@ -1,4 +1,4 @@
-// `reproduce`: every sweep of experiments/PAPER/ in name order, then OUT/report.md (and report.html
+// `reproduce`: every sweep of experiments/PAPER/ in the paper's order (fig3 before fig10), then OUT/report.md (and report.html
 // with the SVG figures inline) listing each claim as PASS/FAIL with measured vs expected values.
 // All sweep files are loaded before anything runs, so a typo in the last file costs no time.
 #include "scalinglab/run/report.hpp"
@@ -118,16 +118,41 @@ struct Totals {
   std::map<std::string, int> categories;  // CheckResult::category() -> count
 };
 
+void add(Totals& t, const SweepReport& r) {
+  if (!r.error.empty()) ++t.failed;
+  for (const auto& c : r.outcome.checks) {
+    ++(c.passed ? t.passed : c.ok() ? t.known : t.failed);
+    ++t.categories[c.category()];
+  }
+}
+
 Totals count(const std::vector<SweepReport>& reports) {
   Totals t;
-  for (const auto& r : reports) {
-    if (!r.error.empty()) ++t.failed;
-    for (const auto& c : r.outcome.checks) {
-      ++(c.passed ? t.passed : c.ok() ? t.known : t.failed);
-      ++t.categories[c.category()];
-    }
-  }
+  for (const auto& r : reports) add(t, r);
   return t;
+}
+
+// A section's counts for the table of contents: "3 PASS, 1 FAIL, 1 known".
+std::string section_counts(const SweepReport& r) {
+  Totals t;
+  add(t, r);
+  if (t.passed + t.failed + t.known == 0) return "figure only";
+  std::string out = fmt::format("{} PASS", t.passed);
+  if (t.failed) out += fmt::format(", {} FAIL", t.failed);
+  if (t.known) out += fmt::format(", {} known", t.known);
+  return out;
+}
+
+// The items of claims.toml a sweep's checks test, in the index's order (indexes into its items).
+std::vector<std::size_t> items_tested(const ClaimsIndex& index, const SweepReport& r) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < index.items.size(); ++i)
+    for (const auto& c : r.outcome.checks)
+      if (std::find(c.refs.begin(), c.refs.end(), index.items[i].id) != c.refs.end()) {
+        out.push_back(i);
+        break;
+      }
+  return out;
 }
 
 std::string summary_line(const Totals& t) {
@@ -186,6 +211,9 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
      << categories_line(count(reports)) << "." << (count(reports).categories["reduced"] ? " (Reduced scale: the profile runs the claims smaller than the paper does.)" : "") << "\n\n";
   if (claims)
     md << "Items of the paper (claims.toml): " << item_counts(claims->statuses) << "; table at the end and in [claims.md](claims.md).\n\n";
+  md << "Contents:\n\n";
+  for (const auto& r : reports) md << "- " << markdown_cell(r.sweep.name) << ": " << section_counts(r) << "\n";
+  md << "\n";
   for (const auto& r : reports) {
     const std::string stem = r.sweep.name;
     md << "## " << stem << (r.sweep.title.empty() ? "" : ": " + r.sweep.title) << "\n\n"
@@ -225,21 +253,42 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
   std::uintmax_t inlined = 0;  // bytes of figures inlined so far
   std::ostringstream h;
   h << "<!doctype html>\n<meta charset=\"utf-8\">\n<title>" << html_escape(o.paper) << " (" << o.profile
-    << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:960px;margin:2em auto;color:#222}"
-       "table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
+    << ")</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;"
+       "color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
        "text-align:left;vertical-align:top}.pass{color:#1a7f37;font-weight:bold}.fail{color:#c62828;"
        "font-weight:bold}.known{color:#b26a00;font-weight:bold}.meta{color:#666}figure{margin:1em 0}"
-       "figure img{max-width:100%;height:auto}figcaption{font-size:small;color:#666}</style>\n"
+       "figure img{width:900px;max-width:100%;height:auto}figcaption{font-size:small;color:#666}"
+       "nav ol{columns:2;font-size:small}nav li{margin:2px 0}:target{background:#fff8d0}</style>\n"
     << "<h1>Reproducing " << html_escape(o.paper) << "</h1>\n<p class=\"meta\">Profile " << html_escape(o.profile)
     << ", " << now_text() << ". <b>" << summary_line(count(reports)) << "</b>; " << html_escape(categories_line(count(reports)))
     << ".</p>\n";
   if (claims) h << "<p class=\"meta\">Items of the paper: " << html_escape(item_counts(claims->statuses)) << ".</p>\n";
-  for (const auto& r : reports) {
+  // Contents: every section in the paper's order with its checks' outcome; anchors are numbered,
+  // never made from a file name.
+  h << "<nav><h2>Contents</h2><ol>\n";
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    const auto& r = reports[k];
+    Totals t;
+    add(t, r);
+    h << "<li><a href=\"#sweep-" << k + 1 << "\">" << html_escape(r.sweep.name) << "</a> <span class=\""
+      << (t.failed ? "fail" : t.known ? "known" : t.passed ? "pass" : "meta") << "\">" << section_counts(r) << "</span></li>\n";
+  }
+  if (claims) h << "<li><a href=\"#claims\">Claims of the paper</a></li>\n";
+  h << "</ol></nav>\n";
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    const auto& r = reports[k];
     const std::string stem = r.sweep.name;
-    h << "<h2>" << html_escape(stem + (r.sweep.title.empty() ? "" : ": " + r.sweep.title)) << "</h2>\n"
+    h << "<h2 id=\"sweep-" << k + 1 << "\">" << html_escape(stem + (r.sweep.title.empty() ? "" : ": " + r.sweep.title)) << "</h2>\n"
       << "<p class=\"meta\">" << html_escape(r.sweep.measures_text()) << ", " << timing_text(r) << ". <a href=\""
       << folder_link(stem, "summary.csv") << "\">summary.csv</a></p>\n";
     if (!r.error.empty()) h << "<p class=\"fail\">ERROR: " << html_escape(r.error) << "</p>\n";
+    // The rows of the claims table this sweep tests, linked from its figure.
+    std::string claims_links;
+    if (claims) {
+      for (const std::size_t i : items_tested(claims->index, r))
+        claims_links += (claims_links.empty() ? " \u00b7 claims table: " : ", ") + std::string("<a href=\"#item-") +
+                        std::to_string(i + 1) + "\">" + html_escape(claims->index.items[i].id) + "</a>";
+    }
     const fs::path svg = out_dir / stem / "plot.svg";
     if (r.outcome.plotted && fs::exists(svg)) {
       // Small figures are inlined (the page stands alone); large ones, and all once the page has
@@ -252,7 +301,9 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
       h << "<figure><img alt=\"" << html_escape(stem) << "\" src=\"" << src << "\"><figcaption>"
         << "<a href=\"" << folder_link(stem, "plot.pdf") << "\">PDF</a> \u00b7 <a href=\"" << folder_link(stem, "plot.png")
         << "\">PNG</a> \u00b7 <a href=\"" << folder_link(stem, "plot.svg") << "\">SVG</a> \u00b7 <a href=\""
-        << folder_link(stem, "plot.gp") << "\">gnuplot script</a></figcaption></figure>\n";
+        << folder_link(stem, "plot.gp") << "\">gnuplot script</a>" << claims_links << "</figcaption></figure>\n";
+    } else if (!claims_links.empty()) {
+      h << "<p class=\"meta\">" << claims_links.substr(std::string(" \u00b7 ").size()) << "</p>\n";
     }
     if (r.outcome.checks.empty()) continue;
     h << "<table><tr><th></th><th>item</th><th>claim</th><th>measured</th><th>expected</th></tr>\n";
@@ -264,13 +315,21 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
     h << "</table>\n";
   }
   if (claims) {
-    h << "<h2>Claims of the paper</h2>\n<p>" << html_escape(item_counts(claims->statuses))
-      << ".</p>\n<table><tr><th>item</th><th>claim</th><th>status</th></tr>\n";
+    h << "<h2 id=\"claims\">Claims of the paper</h2>\n<p>" << html_escape(item_counts(claims->statuses))
+      << ".</p>\n<table><tr><th>item</th><th>claim</th><th>status</th><th>sweeps</th></tr>\n";
     for (std::size_t i = 0; i < claims->index.items.size(); ++i) {
       const auto& st = claims->statuses[i];
       const char* cls = st.category == "not reproduced" ? "fail" : st.category == "reproduced" ? "pass" : "known";
-      h << "<tr><td>" << html_escape(claims->index.items[i].id) << "</td><td>" << html_escape(claims->index.items[i].claim)
-        << "</td><td class=\"" << cls << "\">" << html_escape(st.text) << "</td></tr>\n";
+      std::string sweeps;  // back to the sections whose checks test the item
+      for (std::size_t k = 0; k < reports.size(); ++k) {
+        const auto tested = items_tested(claims->index, reports[k]);
+        if (std::find(tested.begin(), tested.end(), i) != tested.end())
+          sweeps += (sweeps.empty() ? "" : ", ") + std::string("<a href=\"#sweep-") + std::to_string(k + 1) + "\">" +
+                    html_escape(reports[k].sweep.name) + "</a>";
+      }
+      h << "<tr id=\"item-" << i + 1 << "\"><td>" << html_escape(claims->index.items[i].id) << "</td><td>"
+        << html_escape(claims->index.items[i].claim) << "</td><td class=\"" << cls << "\">" << html_escape(st.text)
+        << "</td><td>" << sweeps << "</td></tr>\n";
     }
     h << "</table>\n";
   }

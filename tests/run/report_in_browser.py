@@ -5,8 +5,10 @@
 
 Checks that report.html weighs at most N bytes (default 3 MB), that every figure it shows loads
 in the browser (an <img> that is complete with a natural width; a linked figure's file exists),
-that it shows one figure per sweep whose file has a [plot] table (and at least K), and writes a
-screenshot of the top of the page to REPORT_DIR/report-screenshot.png (checked not to be blank). Exit status 0 when all hold, 1 with a
+that it shows one figure per sweep whose file has a [plot] table (and at least K), each at least
+850 px wide in a 1100 px window, that its sections come in the paper's order (fig3 before fig10)
+under a table of contents giving each section's PASS/FAIL counts, and writes a screenshot of the
+top of the page to REPORT_DIR/report-screenshot.png (checked not to be blank). Exit status 0 when all hold, 1 with a
 message naming what failed, 77 (skipped) when no Chromium is installed.
 """
 
@@ -36,7 +38,9 @@ window.addEventListener("load", () => {
                        .map(i => i.alt || i.getAttribute("src").slice(0, 80));
   const out = document.createElement("pre");
   out.id = "scalinglab-probe";
-  out.textContent = JSON.stringify({images: images.length, broken: broken,
+  const narrow = images.filter(i => i.getBoundingClientRect().width < 850)
+                       .map(i => (i.alt || "?") + " " + Math.round(i.getBoundingClientRect().width) + " px");
+  out.textContent = JSON.stringify({images: images.length, broken: broken, narrow: narrow,
                                     height: document.documentElement.scrollHeight});
   document.body.appendChild(out);
 });
@@ -66,6 +70,46 @@ def png_colours(path):
         return None  # cannot tell
     pixels = (image.imread(str(path))[::4, ::4, :3] * 255).astype(np.uint8).reshape(-1, 3)
     return len(np.unique(pixels, axis=0))
+
+
+def natural_key(name):
+    """fig3 < fig10: digits compare as numbers (the order a reader of the paper expects)."""
+    return [(0, int(t), len(t)) if t.isdigit() else (1, t, 0) for t in re.findall(r"\d+|\D+", name)]
+
+
+def contents_problems(html):
+    """The sections' order and the table of contents, read from the page's markup."""
+    problems = []
+    sections = re.findall(r'<h2 id="sweep-(\d+)">([^<:]+)', html)
+    names = [html_unescape(n) for _, n in sections]
+    if not sections:
+        return ["no numbered sweep sections (<h2 id=\"sweep-N\">)"]
+    keys = [natural_key(n) for n in names]
+    if keys != sorted(keys):
+        problems.append(f"sections are not in the paper's order: {', '.join(names)}")
+    nav = re.search(r"<nav>(.*?)</nav>", html, re.S)
+    if not nav:
+        return problems + ["no table of contents (<nav>)"]
+    entries = re.findall(r'<li><a href="#sweep-(\d+)">([^<]+)</a> <span class="[a-z]+">([^<]+)</span>', nav.group(1))
+    if [(k, html_unescape(n)) for k, n, _ in entries] != [(k, n) for (k, _), n in zip(sections, names)]:
+        problems.append(f"the table of contents lists {len(entries)} sections, the page has {len(sections)}")
+    # Each entry's counts agree with the status cells of its section.
+    bodies = re.split(r'<h2 id="sweep-\d+">', html)[1:]
+    for (_, name, counts), body in zip(entries, bodies):
+        body = body.split("<h2")[0]
+        passed = len(re.findall(r'<td class="pass">', body))
+        failed = len(re.findall(r'<td class="fail">', body)) + body.count('<p class="fail">ERROR')
+        known = len(re.findall(r'<td class="known">', body))
+        want = "figure only" if passed + failed + known == 0 else \
+            f"{passed} PASS" + (f", {failed} FAIL" if failed else "") + (f", {known} known" if known else "")
+        if counts != want:
+            problems.append(f"contents say {name}: {counts}; its section shows {want}")
+    return problems
+
+
+def html_unescape(text):
+    import html as h
+    return h.unescape(text)
 
 
 def main():
@@ -99,13 +143,13 @@ def main():
         probe.write_text(html.replace("</body>", PROBE + "</body>") if "</body>" in html else html + PROBE,
                          encoding="utf-8")
         try:
-            dom = run(exe, profile, ["--dump-dom", probe.resolve().as_uri()])
+            dom = run(exe, profile, ["--dump-dom", "--window-size=1100,1600", probe.resolve().as_uri()])
         finally:
             probe.unlink()
         m = re.search(r'<pre id="scalinglab-probe">(.*?)</pre>', dom.stdout, re.S)
         if not m:
             failures.append("the page did not finish loading in Chromium: " + dom.stderr.strip()[-400:])
-            seen = {"images": 0, "broken": [], "height": 0}
+            seen = {"images": 0, "broken": [], "narrow": [], "height": 0}
         else:
             seen = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
                               .replace("&gt;", ">"))
@@ -113,6 +157,9 @@ def main():
               f"{len(seen['broken'])} broken; page {seen['height']} px tall")
         for b in seen["broken"]:
             failures.append(f"figure does not load in the browser: {b}")
+        for n in seen.get("narrow", []):
+            failures.append(f"figure narrower than 850 px in a 1100 px window: {n}")
+        failures += contents_problems(html)
         plotted = sorted(d.name for d in a.report_dir.iterdir()
                          if (d / "sweep.toml").is_file()
                          and re.search(r"^\[plot\]", (d / "sweep.toml").read_text(encoding="utf-8"), re.M))

@@ -116,6 +116,32 @@ TEST_F(ReproduceTest, ReportsTheItemsOfTheClaimsIndex) {
   EXPECT_NE(md.find("| **FAIL** | Fig. 2 | (substitute: another T) slope"), std::string::npos) << md;
   const std::string claims = slurp(root / "out" / "claims.md");
   EXPECT_NE(claims.find("| Prop. 1 | decay | reproduced at the paper's setting | a-true #1 (rejects alpha=3) |"), std::string::npos) << claims;
+  // report.html: contents with each section's counts; each figure links to the rows of the claims
+  // table it tests, and each row back to its sections.
+  const std::string html = slurp(root / "out" / "report.html");
+  EXPECT_NE(html.find("<li><a href=\"#sweep-1\">a-true</a> <span class=\"pass\">1 PASS</span></li>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<li><a href=\"#sweep-2\">b-false</a> <span class=\"fail\">0 PASS, 1 FAIL</span></li>"), std::string::npos) << html;
+  EXPECT_NE(html.find("claims table: <a href=\"#item-1\">Prop. 1</a>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr id=\"item-2\"><td>Fig. 2</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td><a href=\"#sweep-2\">b-false</a></td></tr>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<h2 id=\"claims\">"), std::string::npos) << html;
+}
+
+// Sections (and runs) come in the paper's order: fig3 before fig10, whatever a byte sort says.
+TEST_F(ReproduceTest, SectionsComeInThePapersOrder) {
+  const fs::path dir = root / "experiments" / "tiny";
+  fs::rename(dir / "a-true.toml", dir / "fig10.toml");
+  fs::rename(dir / "b-false.toml", dir / "fig3-left.toml");
+  ::testing::internal::CaptureStdout();
+  reproduce(options);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_LT(out.find("[1/2] fig3-left"), out.find("[2/2] fig10")) << out;
+  const std::string html = slurp(root / "out" / "report.html"), md = slurp(root / "out" / "report.md");
+  EXPECT_NE(html.find("<h2 id=\"sweep-1\">fig3-left"), std::string::npos) << html;
+  EXPECT_NE(html.find("<h2 id=\"sweep-2\">fig10"), std::string::npos) << html;
+  EXPECT_LT(html.find("href=\"#sweep-1\">fig3-left"), html.find("href=\"#sweep-2\">fig10")) << html;
+  EXPECT_LT(md.find("## fig3-left"), md.find("## fig10")) << md;
+  EXPECT_NE(md.find("- fig3-left: 0 PASS, 1 FAIL\n- fig10: 1 PASS\n"), std::string::npos) << md;
 }
 
 // A sweep's folder name reaches report.html's links percent-encoded after "./": never a scheme.
