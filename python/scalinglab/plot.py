@@ -775,7 +775,8 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
 def update_legend(fig):
     """Lays out the legend of a figure of plot() again, with the lines added to it since (give them
     a label: ax.plot(..., label="fitted minima"), ax.axvline(..., label="chi_bar")), so that every
-    line drawn has an entry; the band's entry stays last. Returns the figure."""
+    line drawn has an entry; the band's entry stays last. Returns None (a notebook cell ending with
+    the call does not show the figure a second time)."""
     axes = [a for a in getattr(fig, "axes", []) if hasattr(a, "_scalinglab_legend")]
     if not axes:
         raise ValueError("update_legend: expected a figure drawn by scalinglab.plot")
@@ -793,7 +794,6 @@ def update_legend(fig):
         if state["note"] is not None:
             state["note"].remove()
         _legend_and_notes(ax.figure.figure, ax, state)
-    return fig
 
 
 def _style(ax, logs):

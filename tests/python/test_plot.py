@@ -392,7 +392,7 @@ def test_lines_added_later_join_the_legend():
     ax.axvline(20, ls=":", label="threshold")
     ax.plot([10, 20], [0.1, 0.2], "*", label="minima")
     ax.plot([10, 20], [0.3, 0.2])  # no label: not an entry
-    assert update_legend(fig) is fig
+    assert update_legend(fig) is None  # a notebook cell ending with it shows the figure once
     assert legend_texts(fig) == ["T = 100", "T = inf", "threshold", "minima", "band: ± 1 sem over runs"]
     assert notes(fig) == ["not shown: 1 point with error = 0 (log y axis)"]  # the note drawn once
     with pytest.raises(ValueError, match="scalinglab.plot"):
