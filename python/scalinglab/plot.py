@@ -18,6 +18,9 @@ import warnings
 
 import numpy as np
 
+from ._plot_reference import reference_curve, references as _references
+from ._plot_text import label_text as _label_text, plain as _plain, series_number as _series_number
+
 __all__ = ["plot", "update_legend", "PALETTE"]
 
 # The palette of the lab's gnuplot figures: Okabe-Ito without yellow, then tableau colours.
@@ -32,7 +35,6 @@ THEORY_WIDTH = 2.2        # theory and references pinned to a series, drawn on t
 MARKER_SIZE = 3.5
 GUIDES = ("#222222", "#777777")   # references that belong to no series: black, then grey
 GUIDE_STYLES = ((0, (4, 2.5)), (0, (1, 2)), (0, (5, 2, 1, 2)))  # dashed, dotted, dash-dot
-REFERENCE_POINTS = 200    # a reference is evaluated at this many x between the plotted extremes
 MAX_MARKERS = 60          # curves with more points are drawn without markers
 AXES_SIZE = (5.6, 3.5)    # inches of the data area of a figure made here
 LEGEND_BELOW = 0.7        # a legend wider than this fraction of the data area goes below it
@@ -241,70 +243,6 @@ def _key(v):
     return str(v)
 
 
-# ---- text ------------------------------------------------------------------------------------
-
-_GREEK = dict(zip("abgdezhqiklmnxoprstufcyw", "αβγδεζηθικλμνξοπρστυφχψω"))
-
-
-def _label_text(text):
-    """A [plot] text (gnuplot enhanced markup) or a name, made safe for matplotlib: a literal $
-    stays one, \\_ is _, ^{...} and _{...} become super- and subscripts, as do ^ and _ before a
-    single character (n_x, f^n), and {/Symbol a} is α."""
-    if text is None:
-        return None
-    s = str(text).replace("$", r"\$")
-    s = re.sub(r"\{/Symbol\s+(\w)\}", lambda m: _GREEK.get(m.group(1).lower(), m.group(1)), s)
-    s = s.replace("\\_", "\x00").replace("\\^", "\x01")  # escaped: shown as written
-
-    def script(m):
-        return "$" + m.group(1) + "{" + m.group(2).replace(" ", r"\ ").replace("\x00", r"\_") + "}$"
-
-    s = re.sub(r"([\^_])\{([^{}]*)\}", script, s)
-    s = re.sub(r"([\^_])([^\s{}$\\\x00\x01])", script, s)
-    return s.replace("\x00", "_").replace("\x01", "^")
-
-
-def _plain(name):
-    """A column name or value shown as written (no mathtext)."""
-    return str(name).replace("$", r"\$")
-
-
-def _formula_text(expr):
-    """A formula as its legend shows it, as the lab's figures do: written as is, powers raised
-    ("d^(1-alpha)" shows 1-alpha as a superscript of d)."""
-    out, i = [], 0
-    while i < len(expr):
-        ch = expr[i]
-        if ch != "^":
-            out.append(_plain(ch))
-            i += 1
-            continue
-        j = i + 1
-        if j < len(expr) and expr[j] == "(":  # a balanced group, outer parentheses dropped
-            depth, k = 0, j
-            while k < len(expr):
-                depth += {"(": 1, ")": -1}.get(expr[k], 0)
-                if depth == 0:
-                    break
-                k += 1
-            exponent, i = expr[j + 1:k], k + 1
-        else:  # a signed number or name
-            m = re.match(r"[-+]?[\w.]*", expr[j:])
-            exponent, i = m.group(0), j + m.end()
-        safe = re.sub(r"([_#%&{}$\\])", r"\\\1", exponent).replace(" ", r"\ ")
-        out.append("$^{" + safe + "}$")
-    return "".join(out)
-
-
-def _series_number(v):
-    """A large or small number of a series label: 6e+18 reads 6×10^18 (as mathtext)."""
-    if v != 0 and math.isfinite(v) and (abs(v) >= 1e6 or abs(v) < 1e-3) and not (v == math.floor(v) and abs(v) < 1e6):
-        mantissa, exponent = np.format_float_scientific(v, trim="-", exp_digits=1).split("e")
-        power = f"10^{{{int(exponent)}}}"
-        return f"${power}$" if mantissa == "1" else f"${mantissa}\\times {power}$"
-    return None
-
-
 # ---- curves ----------------------------------------------------------------------------------
 
 class _Curve:
@@ -350,90 +288,6 @@ def _log_axes(log):
 
 def _plural(n, word="point"):
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-# ---- references: theory lines given as formulas or functions ------------------------------------
-
-class _Reference:
-    def __init__(self, label, where, expr=None, fn=None):
-        self.label, self.where, self.expr, self.fn = label, where, expr, fn
-
-
-def _references(reference):
-    """[plot] reference (or the keyword) as a list of _Reference: a formula, a table
-    {expr, label, where}, a function of x, a table {fn, label, where}, or a list of those."""
-    if reference is None:
-        return []
-    items = reference if isinstance(reference, (list, tuple)) else [reference]
-    refs = []
-    for item in items:
-        if isinstance(item, str):
-            refs.append(_Reference(_formula_text(item), None, expr=item))
-            continue
-        if callable(item):
-            name = getattr(item, "__name__", "")
-            if not name or name == "<lambda>":
-                raise ValueError("plot: reference: a function needs a legend label: give "
-                                 "{'fn': f, 'label': 'text'}")
-            refs.append(_Reference(_plain(name), None, fn=item))
-            continue
-        if not isinstance(item, dict):
-            raise TypeError(f"plot: reference: expected a formula, a function or a dict "
-                            f"{{expr or fn, label, where}}, not {type(item).__name__}")
-        unknown = set(item) - {"expr", "fn", "label", "where"}
-        if unknown:
-            raise ValueError(f"plot: reference: unknown key {sorted(unknown)[0]!r} (keys: expr or fn, label, where)")
-        expr, fn = item.get("expr"), item.get("fn")
-        if (expr is None) == (fn is None):
-            raise ValueError("plot: reference: give either expr= (a formula) or fn= (a function of x)")
-        if expr is not None and not isinstance(expr, str):
-            raise TypeError(f"plot: reference: expr must be a formula (text), not {type(expr).__name__}")
-        if fn is not None and not callable(fn):
-            raise TypeError(f"plot: reference: fn must be a function of x, not {type(fn).__name__}")
-        label = item.get("label")
-        if label is None or (expr is not None and label == expr):  # a bare formula: powers raised
-            if expr is None:
-                raise ValueError("plot: reference: a function needs a legend label: add 'label'")
-            text = _formula_text(expr)
-        else:
-            text = _label_text(label)  # enhanced markup, as the lab's figures read it
-        refs.append(_Reference(text, item.get("where"), expr=expr, fn=fn))
-    return refs
-
-
-def _reference_curve(ref, columns, keep, x, logx, logy, lo, hi):
-    """(xs, ys, base row) of a reference between the plotted extremes of x, or None (with a
-    warning) when no row matches its where. Its other variables come from that row, as in the
-    lab's figures; formulas are evaluated by the lab's own expression evaluator."""
-    n = len(keep)
-    base = np.flatnonzero(keep & _select(columns, ref.where, n))
-    name = ref.expr if ref.expr is not None else ref.label
-    if not len(base):
-        warnings.warn(f"plot: no row matches the where of reference {name!r}; curve skipped", stacklevel=3)
-        return None
-    base = int(base[0])
-    xs = np.geomspace(lo, hi, REFERENCE_POINTS) if logx else np.linspace(lo, hi, REFERENCE_POINTS)
-    if ref.fn is not None:
-        ys = np.asarray(ref.fn(xs.copy()), dtype=np.float64)
-        if ys.shape != xs.shape:
-            raise ValueError(f"plot: reference {ref.label!r}: the function returned {ys.shape} values "
-                             f"for {xs.shape} x values")
-    else:
-        from . import _scalinglab as core
-
-        variables = {}
-        for v in core.expression_variables(ref.expr):
-            if v == x:
-                variables[v] = xs.tolist()
-            elif v in columns and _numeric(columns[v]) and not _missing(columns[v][base]):
-                variables[v] = [float(columns[v][base])]
-        missing = [v for v in core.expression_variables(ref.expr) if v not in variables]
-        if missing:
-            raise ValueError(f"plot: reference {ref.expr!r}: {missing[0]!r} is neither x ({x!r}) nor a number of "
-                             f"the row it reads; columns: {_available(columns)}")
-        ys = np.asarray(core.expression_values(ref.expr, variables, len(xs)), dtype=np.float64)
-    ok = np.isfinite(ys) & (ys > 0 if logy else True)
-    return xs[ok], ys[ok], base
 
 
 def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, theory=None, reference=None,
@@ -660,10 +514,14 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
                 series_colour.setdefault(c.value, c.colour)
         guide = 0
         for ref in references:
-            got = _reference_curve(ref, columns, keep, x, "x" in logs, "y" in logs, lo, hi)
-            if got is None:
+            rows = np.flatnonzero(keep & _select(columns, ref.where, n))
+            if not len(rows):
+                name = ref.expr if ref.expr is not None else ref.label
+                warnings.warn(f"plot: no row matches the where of reference {name!r}; curve skipped", stacklevel=2)
                 continue
-            rx, ry, base = got
+            base = int(rows[0])  # its other variables: that row's numbers
+            row = {k: float(v[base]) for k, v in columns.items() if _numeric(v) and not _missing(v[base])}
+            rx, ry = reference_curve(ref, row, x, "x" in logs, "y" in logs, lo, hi)
             pinned = None
             if series is not None and series != "part":
                 fixed = [op for name, op, _ in _conditions(ref.where) if name == series]
