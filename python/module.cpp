@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/expression.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
@@ -338,6 +340,25 @@ py::object extrapolate_py(const std::vector<std::string>& files, const std::stri
   return to_py(report);
 }
 
+// A formula (the lab's expression language: reference curves, checks' bounds) evaluated at n
+// points: each variable holds one value (the same at every point) or n values.
+std::vector<double> expression_values(const std::string& text, const std::map<std::string, std::vector<double>>& vars,
+                                      std::size_t n) {
+  const Expression expr(text);
+  for (const auto& [name, values] : vars)
+    if (values.size() != 1 && values.size() != n)
+      throw InputError("expression '" + text + "': variable '" + name + "' has " + std::to_string(values.size()) +
+                       " values, expected 1 or " + std::to_string(n));
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = expr.eval([&](const std::string& name) -> std::optional<double> {
+      const auto it = vars.find(name);
+      if (it == vars.end()) return std::nullopt;
+      return it->second.size() == 1 ? it->second[0] : it->second[i];
+    });
+  return out;
+}
+
 }  // namespace
 }  // namespace scalinglab
 
@@ -373,6 +394,8 @@ PYBIND11_MODULE(_scalinglab, mod) {
           "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none(),
           "checkpoint_every"_a = "");
   mod.def("read_results", &read_results_file, "path"_a);
+  mod.def("expression_values", &expression_values, "text"_a, "variables"_a, "n"_a);
+  mod.def("expression_variables", [](const std::string& text) { return Expression(text).variables(); }, "text"_a);
   mod.def(
       "set_limits",
       [](double points, double tasks, double memory, double work) {

@@ -18,14 +18,23 @@ import warnings
 
 import numpy as np
 
-__all__ = ["plot", "PALETTE"]
+from ._plot_reference import reference_curve, references as _references
+from ._plot_text import label_text as _label_text, plain as _plain, series_number as _series_number
+
+__all__ = ["plot", "update_legend", "PALETTE"]
 
 # The palette of the lab's gnuplot figures: Okabe-Ito without yellow, then tableau colours.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#8c564b", "#7f7f7f", "#bcbd22")
 BAND_ALPHA = 0.18
+BAND_ALPHA_MANY = 0.10    # bands of more than three curves: lighter, so that overlaps stay readable
+BAND_FLOOR = 3            # on a log y axis a band reaches down to at most mean / BAND_FLOOR
 LINE_WIDTH = 1.8
+THIN_WIDTH = 1.0          # a simulation drawn under its theory: thin, with its markers
+THEORY_WIDTH = 2.2        # theory and references pinned to a series, drawn on top
 MARKER_SIZE = 3.5
+GUIDES = ("#222222", "#777777")   # references that belong to no series: black, then grey
+GUIDE_STYLES = ((0, (4, 2.5)), (0, (1, 2)), (0, (5, 2, 1, 2)))  # dashed, dotted, dash-dot
 MAX_MARKERS = 60          # curves with more points are drawn without markers
 AXES_SIZE = (5.6, 3.5)    # inches of the data area of a figure made here
 LEGEND_BELOW = 0.7        # a legend wider than this fraction of the data area goes below it
@@ -234,36 +243,16 @@ def _key(v):
     return str(v)
 
 
-# ---- text ------------------------------------------------------------------------------------
-
-_GREEK = dict(zip("abgdezhqiklmnxoprstufcyw", "αβγδεζηθικλμνξοπρστυφχψω"))
-
-
-def _label_text(text):
-    """A [plot] text (gnuplot enhanced markup) or a name, made safe for matplotlib: a literal $
-    stays one, \\_ is _, ^{...} and _{...} become super- and subscripts, {/Symbol a} is α."""
-    if text is None:
-        return None
-    s = str(text).replace("$", r"\$")
-    s = re.sub(r"\{/Symbol\s+(\w)\}", lambda m: _GREEK.get(m.group(1).lower(), m.group(1)), s)
-    s = s.replace("\\_", "_")
-    s = re.sub(r"([\^_])\{([^{}]*)\}", lambda m: "$" + m.group(1) + "{" + m.group(2).replace(" ", r"\ ") + "}$", s)
-    return s
-
-
-def _plain(name):
-    """A column name or value shown as written (no mathtext)."""
-    return str(name).replace("$", r"\$")
-
-
 # ---- curves ----------------------------------------------------------------------------------
 
 class _Curve:
     def __init__(self, metric, part, value, label):
         self.metric, self.part, self.value, self.label = metric, part, value, label
+        self.raw = label  # the label as the lab words it, before markup: the key of a legend map
         self.rows = []
         self.theory = False
         self.colour = None
+        self.thin = False  # a simulation with a theory in its colour
 
 
 def _deterministic(measure):
@@ -301,13 +290,14 @@ def _plural(n, word="point"):
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, theory=None, ax=None,
-         title=None, xlabel=None, ylabel=None):
+def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, theory=None, reference=None,
+         legend=None, ax=None, title=None, xlabel=None, ylabel=None):
     """Draws a sweep's aggregated table with matplotlib and returns the Figure.
 
     data: the table of scalinglab.run (dict of numpy arrays), a pandas DataFrame with the same
     columns, or a results directory (its summary.csv; then x, y, series, log, band, where, title,
-    xlabel and ylabel default to its sweep.toml's [plot] table, and keywords given here override).
+    xlabel, ylabel, dashed, legend and reference default to its sweep.toml's [plot] table, and
+    keywords given here override).
     x: a column (a parameter, or a metric placed at its mean); y: a metric or a list of metrics;
     series: a column, one curve per value in table order ("part" for one curve per part).
     log: "x", "y", "xy" or a list of them (default: none). band: the shaded band around each mean,
@@ -323,6 +313,15 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
     part or metric named in `theory` (a name or a list; a directory's [plot] dashed metrics too).
     A theory curve takes the colour of the first other curve of the same metric (any metric for
     a theory metric) and the same value of a series other than `part`; otherwise the next colour.
+    A simulation with a theory in its colour is drawn thin with its markers, the theory on top.
+
+    reference: theory lines, as a [plot] reference: a formula of x and the table's parameters
+    ("d^(1-alpha)", evaluated by the lab's expression evaluator), a dict {"expr": formula,
+    "label": text, "where": condition}, a function of x (numpy array in, array out; its name is
+    its label) or a dict {"fn": function, "label": text, "where": condition}, or a list of those.
+    Other variables come from the first row matching where (and the plot's where); a reference
+    whose where fixes the series is that curve's theory (dashed in its colour), others are black,
+    then grey. legend: {lab's label: text} replacing legend entries ("error, d = 10": "SGD, d = 10").
 
     On a log axis, points that cannot be drawn (y <= 0, x <= 0; inf or nan anywhere) are left out
     and a note on the figure says how many. The legend sits right of the data area (below it for
@@ -335,7 +334,8 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
     columns, sweep = _columns(data)
     spec = sweep.get("plot", {}) if isinstance(sweep.get("plot"), dict) else {}
     if spec.get("kind", "lines") != "lines" and (x is None or y is None):
-        raise ValueError(f"plot: the directory's [plot] is of kind {spec['kind']!r}; give x= and y= for a line plot")
+        raise ValueError(f"plot: the directory's [plot] is of kind {spec['kind']!r}, drawn from series metrics that "
+                         "summary.csv does not hold (see the directory's plot.png); give x= and y= for a line plot")
 
     # Defaults: the directory's [plot], then this function's.
     x = x if x is not None else spec.get("x")
@@ -348,6 +348,10 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
                                              _plain(sweep["title"]) if "title" in sweep else None)
     xlabel = xlabel if xlabel is not None else _label_text(spec.get("xlabel"))
     ylabel = ylabel if ylabel is not None else _label_text(spec.get("ylabel"))
+    references = _references(reference if reference is not None else spec.get("reference"))
+    legend = legend if legend is not None else spec.get("legend", {})
+    if not isinstance(legend, dict):
+        raise TypeError(f"plot: legend must be a dict {{label: text}}, not {type(legend).__name__}")
 
     if x is None or y is None:
         raise ValueError(f"plot: give x= (a parameter or metric) and y= (a metric or a list of metrics); "
@@ -409,16 +413,26 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
             value = columns[series][i] if series is not None else None
             k = (m, part if (several_parts or series == "part") else None, _key(value))
             if k not in index:
-                bits = []
+                # As the lab's figures word it (so that a [plot] legend fits both): the metric (when
+                # several), the series value, the part (when several); raw text and shown text.
+                raw, shown = [], []
                 if len(metrics) > 1:
-                    bits.append(_plain(m))
-                if several_parts:
-                    bits.append(_plain(labels.get(part, part)))
+                    raw.append(m)
+                    shown.append(_plain(m))
                 if series == "part":
-                    bits.append(_plain(labels.get(part, part)))
-                elif series is not None and not (_missing(value) and bits):  # a part without the series' parameter
-                    bits.append(f"{_plain(series)} = {_plain(_value_text(value))}")
-                c = _Curve(m, part, k[2], ", ".join(bits) if bits else _plain(m))
+                    raw.append(labels.get(part, part))
+                    shown.append(_plain(raw[-1]))
+                elif series is not None and not (_missing(value) and (several_parts or len(metrics) > 1)):
+                    text = _value_text(value)  # (a part without the series' parameter is named by its part)
+                    number = _series_number(float(value)) if isinstance(value, numbers.Real) and \
+                        not isinstance(value, (bool, np.bool_)) else None
+                    raw.append(f"{series} = {text}")
+                    shown.append(f"{_plain(series)} = {number or _plain(text)}")
+                if several_parts:
+                    raw.append(labels.get(part, part))
+                    shown.append(_plain(raw[-1]))
+                c = _Curve(m, part, k[2], ", ".join(shown) if shown else _plain(m))
+                c.raw = ", ".join(raw) if raw else m
                 c.theory = m in theory_metrics or (part is not None and part in theory_parts)
                 index[k] = c
                 curves.append(c)
@@ -455,6 +469,14 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
         c.rows = rows[order]
         kept_curves.append(c)
 
+    # The legend texts of a [plot] legend (or legend=), shown as written.
+    for key, text in legend.items():
+        hits = [c for c in kept_curves if c.raw == str(key)]
+        if not hits:
+            warnings.warn(f"plot: legend: no curve is labelled {str(key)!r}", stacklevel=2)
+        for c in hits:
+            c.label = _plain(text)
+
     # Colours: simulations in order, then each theory in its simulation's colour or the next one.
     plain = [c for c in kept_curves if not c.theory]
     for i, c in enumerate(plain):
@@ -479,6 +501,45 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
             c.colour = PALETTE[spare % len(PALETTE)]
             spare += 1
 
+    # References between the plotted extremes of x: a reference whose where fixes the series is
+    # that curve's theory (its colour), others are guides (black, then grey).
+    drawn = [c for c in kept_curves if len(c.rows)]
+    ref_lines = []  # (xs, ys, colour, linestyle, label)
+    if references and drawn:
+        lo = min(float(xs_all[c.rows].min()) for c in drawn)
+        hi = max(float(xs_all[c.rows].max()) for c in drawn)
+        series_colour = {}
+        for c in plain:
+            if len(c.rows):
+                series_colour.setdefault(c.value, c.colour)
+        guide = 0
+        for ref in references:
+            rows = np.flatnonzero(keep & _select(columns, ref.where, n))
+            if not len(rows):
+                name = ref.expr if ref.expr is not None else ref.label
+                warnings.warn(f"plot: no row matches the where of reference {name!r}; curve skipped", stacklevel=2)
+                continue
+            base = int(rows[0])  # its other variables: that row's numbers
+            row = {k: float(v[base]) for k, v in columns.items() if _numeric(v) and not _missing(v[base])}
+            rx, ry = reference_curve(ref, row, x, "x" in logs, "y" in logs, lo, hi)
+            pinned = None
+            if series is not None and series != "part":
+                fixed = [op for name, op, _ in _conditions(ref.where) if name == series]
+                if fixed and all(op == "==" for op in fixed):
+                    pinned = series_colour.get(_key(columns[series][base]))
+            if pinned is not None:
+                ref_lines.append((rx, ry, pinned, (0, (4, 2.5)), THEORY_WIDTH, ref.label))
+            else:
+                ref_lines.append((rx, ry, GUIDES[min(guide, len(GUIDES) - 1)],
+                                  GUIDE_STYLES[guide % len(GUIDE_STYLES)], 1.5, ref.label))
+                guide += 1
+
+    # A simulation with a theory in its colour is drawn thin with its markers, the theory on top of
+    # it: a dashed line over a thick solid one of the same colour would vanish where they agree.
+    theory_colours = {c.colour for c in drawn if c.theory} | {line[2] for line in ref_lines}
+    for c in plain:
+        c.thin = c.colour in theory_colours
+
     # Drawing.
     own_figure = ax is None
     if own_figure:
@@ -492,42 +553,58 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
     if "y" in logs:
         ax.set_yscale("log")
 
-    plotted_means = [columns[c.metric][c.rows].astype(np.float64) for c in kept_curves if len(c.rows)]
-    floor = min((float(v.min()) for v in plotted_means if len(v)), default=math.nan)
-    handles, texts, banded = [], [], False
-    for c in kept_curves:
-        if not len(c.rows):  # every point left out: the note says why
-            continue
-        px = xs_all[c.rows]
-        py = columns[c.metric][c.rows].astype(np.float64)
-        if c.theory:
-            line, = ax.plot(px, py, color=c.colour, lw=LINE_WIDTH, ls="--", dashes=(4, 2.5), zorder=3)
-        else:
-            spread_col = f"{c.metric}_{band}"
-            if band != "none" and spread_col in columns and len(px):
-                spread = columns[spread_col][c.rows].astype(np.float64)
-                spread = np.where(np.isfinite(spread), spread, 0.0)
-                lo, hi = py - spread, py + spread
-                if "y" in logs:  # as the lab does: the band's lower edge clipped at a tenth of the lowest mean
-                    lo = np.maximum(lo, floor / 10)
-                if np.any(spread > 0):
-                    # The band is drawn whole, but on a log axis the view follows it only within a
-                    # factor 3 of the mean: a band diving by decades leaves the frame rather than
-                    # squash the curves (as in the lab's figures).
+    def spread_of(c):
+        col = f"{c.metric}_{band}"
+        if c.theory or band == "none" or col not in columns:
+            return None
+        spread = columns[col][c.rows].astype(np.float64)
+        spread = np.where(np.isfinite(spread), spread, 0.0)
+        return spread if np.any(spread > 0) else None
+
+    # Many overlapping bands would darken into a grey mass: lighter ones from four curves on.
+    band_alpha = BAND_ALPHA_MANY if sum(spread_of(c) is not None for c in drawn) > 3 else BAND_ALPHA
+    handles, texts, banded, band_cut = [], [], False, 0
+    for layer in (False, True):  # simulations first, theory on top
+        for c in drawn:
+            if c.theory != layer:
+                continue
+            px = xs_all[c.rows]
+            py = columns[c.metric][c.rows].astype(np.float64)
+            if c.theory:
+                line, = ax.plot(px, py, color=c.colour, lw=THEORY_WIDTH, ls="--", dashes=(4, 2.5), zorder=3)
+            else:
+                spread = spread_of(c)
+                if spread is not None:
+                    lo, hi = py - spread, py + spread
+                    if "y" in logs:
+                        # mean - sem <= 0 has no place on a log axis (the band would run to the
+                        # bottom of the frame): the lower edge is cut at mean/3, and the figure says so.
+                        cut = lo < py / BAND_FLOOR
+                        band_cut += int(np.sum(cut))
+                        lo = np.where(cut, py / BAND_FLOOR, lo)
+                    # On a log axis the view follows a band only within a factor 3 of the mean: a band
+                    # rising by decades leaves the frame rather than squash the curves.
                     outline = np.column_stack([np.r_[px, px[::-1]], np.r_[hi, lo[::-1]]])
-                    ax.add_collection(PolyCollection([outline], facecolors=c.colour, alpha=BAND_ALPHA, lw=0,
+                    ax.add_collection(PolyCollection([outline], facecolors=c.colour, alpha=band_alpha, lw=0,
                                                      zorder=1), autolim=False)
-                    view_lo, view_hi = (np.maximum(lo, py / 3), np.minimum(hi, py * 3)) if "y" in logs else (lo, hi)
-                    ax.update_datalim(np.column_stack([np.r_[px, px], np.r_[view_lo, view_hi]]))
+                    view_hi = np.minimum(hi, py * BAND_FLOOR) if "y" in logs else hi
+                    ax.update_datalim(np.column_stack([np.r_[px, px], np.r_[lo, view_hi]]))
                     banded = True
-            marker = "o" if len(px) <= MAX_MARKERS else None
-            line, = ax.plot(px, py, color=c.colour, lw=LINE_WIDTH, marker=marker, ms=MARKER_SIZE, zorder=2)
-        line.set_label(c.label)
+                marker = "o" if len(px) <= MAX_MARKERS else None
+                if c.thin:
+                    line, = ax.plot(px, py, color=c.colour, lw=THIN_WIDTH, marker=marker, ms=MARKER_SIZE * 1.3,
+                                    zorder=2)
+                else:
+                    line, = ax.plot(px, py, color=c.colour, lw=LINE_WIDTH, marker=marker, ms=MARKER_SIZE, zorder=2)
+            line.set_label(c.label)
+            handles.append(line)
+            texts.append(c.label)
+    for rx, ry, colour, style, width, label in ref_lines:
+        line, = ax.plot(rx, ry, color=colour, lw=width, ls=style, zorder=3.5, label=label)
         handles.append(line)
-        texts.append(c.label)
-    if banded:
-        handles.append(Patch(facecolor="#808080", alpha=min(1.0, 2 * BAND_ALPHA), lw=0))
-        texts.append(f"band: ± 1 {band} over runs")
+        texts.append(label)
+    band_entry = (Patch(facecolor="#808080", alpha=min(1.0, 2 * band_alpha), lw=0),
+                  f"band: ± 1 {band} over runs") if banded else None
 
     ax.autoscale_view()
     _style(ax, logs)
@@ -538,12 +615,43 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
         ax.set_title(textwrap.fill(str(title), 70), fontsize="medium")
 
     notes = []
-    if drops:  # one line, as on the lab's figures: "not shown: 3 points with error = 0 (log y axis); ..."
-        notes.append("not shown: " + "; ".join(f"{_plural(count)} with {reason}" for reason, count in drops.items()))
+    said = []  # one line, as on the lab's figures: "not shown: 3 points with error = 0 (log y axis); ..."
+    if drops:
+        said.append("not shown: " + "; ".join(f"{_plural(count)} with {reason}" for reason, count in drops.items()))
+    if band_cut:
+        said.append(f"band cut at mean/3 at {_plural(band_cut)} (log y axis)")
+    if said:
+        notes.append("; ".join(said))
     if not kept_curves:
         notes.append("no points to draw (check where= and the columns)")
-    _legend_and_notes(fig, ax, handles, texts, notes, own_figure)
+    ax._scalinglab_legend = {"handles": handles, "texts": texts, "band": band_entry, "notes": notes,
+                             "resize": own_figure, "note": None}
+    _legend_and_notes(fig, ax, ax._scalinglab_legend)
     return fig
+
+
+def update_legend(fig):
+    """Lays out the legend of a figure of plot() again, with the lines added to it since (give them
+    a label: ax.plot(..., label="fitted minima"), ax.axvline(..., label="chi_bar")), so that every
+    line drawn has an entry; the band's entry stays last. Returns None (a notebook cell ending with
+    the call does not show the figure a second time)."""
+    axes = [a for a in getattr(fig, "axes", []) if hasattr(a, "_scalinglab_legend")]
+    if not axes:
+        raise ValueError("update_legend: expected a figure drawn by scalinglab.plot")
+    for ax in axes:
+        state = ax._scalinglab_legend
+        known = {id(h) for h in state["handles"]}
+        for artist in [*ax.get_lines(), *ax.collections]:
+            label = artist.get_label()
+            if id(artist) not in known and label and not label.startswith("_"):
+                state["handles"].append(artist)
+                state["texts"].append(label)
+                known.add(id(artist))
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        if state["note"] is not None:
+            state["note"].remove()
+        _legend_and_notes(ax.figure.figure, ax, state)
 
 
 def _style(ax, logs):
@@ -585,10 +693,15 @@ def _renderer(fig):
     return fig._get_renderer()  # noqa: SLF001 (matplotlib's own accessor for other canvases)
 
 
-def _legend_and_notes(fig, ax, handles, texts, notes, resize):
+def _legend_and_notes(fig, ax, state):
     """The notes about points left out, in small grey text under the x axis label; the legend
     right of the data area, or below the notes when its labels are long. A figure made here grows
-    to hold them, the data area keeping its size in inches."""
+    to hold them, the data area keeping its size in inches. state: the axes' handles and texts,
+    band entry, notes and whether to resize; the note drawn is recorded there."""
+    handles, texts, notes, resize = list(state["handles"]), list(state["texts"]), state["notes"], state["resize"]
+    if state["band"] is not None:
+        handles.append(state["band"][0])
+        texts.append(state["band"][1])
     dpi = fig.dpi
     renderer = _renderer(fig)
     box = ax.get_window_extent(renderer)
@@ -602,6 +715,7 @@ def _legend_and_notes(fig, ax, handles, texts, notes, resize):
                            xytext=(-margin["left"] * 72, -(margin["bottom"] + gap) * 72), textcoords="offset points",
                            ha="left", va="top", fontsize="x-small", color=NOTE_COLOUR, annotation_clip=False)
         note_height = note.get_window_extent(renderer).height / dpi + gap
+    state["note"] = note
     legend, below = None, False
     kwargs = dict(frameon=False, fontsize="small", handlelength=2.6, borderaxespad=0.0)
     if handles:

@@ -47,6 +47,9 @@ struct Curve {
   std::string series_value;  // the series parameter's value (references pinned to it take its colour)
 };
 
+// On a log y axis a band reaches down to at most mean / kBandFloor (and the view follows it that far).
+constexpr double kBandFloor = 3;
+
 // Rows that a figure cannot show, counted by reason ("error <= 0 (log y axis)"): the note under the plot.
 using Dropped = std::map<std::string, int>;
 
@@ -285,14 +288,18 @@ std::optional<Curve> reference_curve(const ReferenceCurve& ref, const PlotSpec& 
   return c;
 }
 
-// On a log axis a band reaching zero or below would be dropped: clip it at a small positive value.
-void clip_bands(std::vector<Curve>& curves, bool logy) {
-  if (!logy) return;
-  double min_mean = INFINITY;
-  for (const auto& c : curves)
-    for (const auto& p : c.points) min_mean = std::min(min_mean, p.y);
-  for (auto& c : curves)
-    for (auto& p : c.points) p.lo = std::max(p.lo, min_mean / 10);
+// On a log y axis a band's lower edge is cut at a third of its mean: mean - sem <= 0 has no place
+// on the axis (drawn as it is, the band would run to the bottom of the frame as a full-height bar),
+// and the view follows bands only that far. Returns the number of points cut (the figure says so).
+int clip_bands(std::vector<Curve>& curves, bool logy) {
+  if (!logy) return 0;
+  int cut = 0;
+  for (auto& c : curves) {
+    if (c.reference || c.dashed) continue;  // drawn without a band
+    for (auto& p : c.points)
+      if (p.lo < p.y / kBandFloor) p.lo = p.y / kBandFloor, ++cut;
+  }
+  return cut;
 }
 
 void write_dat(const std::string& path, const PlotSpec& plot, const std::vector<Curve>& curves) {
@@ -344,9 +351,10 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
       xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x);
       if (c.reference) continue;
       if (!c.dashed && p.hi > p.lo) any_band = true;
-      // On log y a band may dive by decades; let it leave the frame rather than squash the means.
-      const double band_lo = plot.logy ? std::max(p.lo, p.y / 3) : p.lo;
-      const double band_hi = plot.logy ? std::min(p.hi, p.y * 3) : p.hi;
+      // On log y a band may rise by decades; let it leave the frame rather than squash the means
+      // (its lower edge is already cut at mean / kBandFloor).
+      const double band_lo = plot.logy ? std::max(p.lo, p.y / kBandFloor) : p.lo;
+      const double band_hi = plot.logy ? std::min(p.hi, p.y * kBandFloor) : p.hi;
       ylo = std::min({ylo, p.y, band_lo}), yhi = std::max({yhi, p.y, band_hi});
     }
   any_band = any_band && plot.band != "none";
@@ -374,34 +382,61 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
       if (pass == 0) series_colour.emplace(c.series_value, colours[i]);
       if (c.dashed) dash[i] = 2 + dashed_in[colours[i]]++ % 4;
     }
+  // A simulation with a theory (a dashed curve or a reference in its colour) is drawn thin with its
+  // markers, and every theory on top of it: a dashed line exactly over a thick solid one of the
+  // same colour would vanish (an asymptote the data follow).
+  std::vector<const char*> theory_colours;
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const Curve& c = curves[i];
     if (c.points.empty()) continue;
-    const std::string block = fmt::format("{} index {}", dat, i);
-    const std::string label = c.reference ? c.label : gp_literal_markup(c.label);
-    labels.push_back(label);
-    if (c.reference) {
-      const auto pinned = c.series_value.empty() ? series_colour.end() : series_colour.find(c.series_value);
-      const bool own = pinned != series_colour.end();
-      const int dash = own ? 2 : 2 + static_cast<int>(guide_index % 3);  // guides: dashed, dotted, dash-dot
-      const char* colour = own ? pinned->second : guide_colour(guide_index++);
-      items.push_back(fmt::format("{} using 1:2 with lines dt {} lw 1.5 lc rgb '{}' title {}", block, dash, colour,
-                                  gp_string(label)));
-      continue;
+    if (c.dashed && colours[i]) theory_colours.push_back(colours[i]);
+    if (c.reference && !c.series_value.empty()) {
+      const auto pinned = series_colour.find(c.series_value);
+      if (pinned != series_colour.end()) theory_colours.push_back(pinned->second);
     }
-    const char* colour = colours[i];
-    if (any_band && !c.dashed)
-      items.push_back(fmt::format("{} using 1:3:4 with filledcurves lc rgb '{}' notitle", block, colour));
-    // Dense curves (series metrics) are drawn without markers.
-    const std::string style = c.dashed              ? fmt::format("lines dt {} lw 1.8", dash[i])
-                              : c.points.size() > 60 ? "lines lw 1.8"
-                                                     : "linespoints lw 1.8 pt 7 ps 0.55";
-    items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, colour, gp_string(label)));
   }
+  const auto paired = [&](const char* colour) {
+    return std::find(theory_colours.begin(), theory_colours.end(), colour) != theory_colours.end();
+  };
+  std::size_t banded = 0;
+  for (const auto& c : curves)
+    if (!c.reference && !c.dashed &&
+        std::any_of(c.points.begin(), c.points.end(), [](const PlotPoint& p) { return p.hi > p.lo; }))
+      ++banded;
+  // Many overlapping bands would darken into a grey mass: lighter ones from four curves on.
+  const double band_opacity = banded > 3 ? 0.10 : 0.18;
+  for (int layer = 0; layer < 3; ++layer)  // simulations, then theory, then references: theory on top
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+      const Curve& c = curves[i];
+      if (c.points.empty() || (c.reference ? 2 : c.dashed ? 1 : 0) != layer) continue;
+      const std::string block = fmt::format("{} index {}", dat, i);
+      const std::string label = c.reference ? c.label : gp_literal_markup(c.label);
+      labels.push_back(label);
+      if (c.reference) {
+        const auto pinned = c.series_value.empty() ? series_colour.end() : series_colour.find(c.series_value);
+        const bool own = pinned != series_colour.end();
+        const int dash = own ? 2 : 2 + static_cast<int>(guide_index % 3);  // guides: dashed, dotted, dash-dot
+        const char* colour = own ? pinned->second : guide_colour(guide_index++);
+        items.push_back(fmt::format("{} using 1:2 with lines dt {} lw {} lc rgb '{}' title {}", block, dash,
+                                    own ? "2.2" : "1.5", colour, gp_string(label)));
+        continue;
+      }
+      const char* colour = colours[i];
+      if (any_band && !c.dashed)
+        items.push_back(fmt::format("{} using 1:3:4 with filledcurves lc rgb '{}' notitle", block, colour));
+      // Dense curves (series metrics) are drawn without markers.
+      const bool thin = !c.dashed && paired(colour);
+      const std::string style = c.dashed              ? fmt::format("lines dt {} lw 2.2", dash[i])
+                                : c.points.size() > 60 ? (thin ? "lines lw 1" : "lines lw 1.8")
+                                : thin                 ? "linespoints lw 1 pt 7 ps 0.75"
+                                                       : "linespoints lw 1.8 pt 7 ps 0.55";
+      items.push_back(fmt::format("{} using 1:2 with {} lc rgb '{}' title {}", block, style, colour, gp_string(label)));
+    }
   if (any_band) {
     const std::string band_label = plot.band == "sem" ? "band: \u00b1 1 sem over runs" : "band: \u00b1 1 std over runs";
     labels.push_back(band_label);
-    items.push_back("keyentry with filledcurves lc rgb '#7f7f7f' title " + gp_string(band_label));
+    items.push_back(fmt::format("keyentry with filledcurves lc rgb '#7f7f7f' fs transparent solid {:.2f} noborder title {}",
+                                2 * band_opacity, gp_string(band_label)));
   }
 
   const std::vector<std::string> lines = title.empty() ? std::vector<std::string>{} : title_lines(title);
@@ -421,7 +456,8 @@ void write_gp(const std::string& path, const std::string& name, const PlotSpec& 
   const std::string x_name = plot.x.empty() ? "position" : plot.x;  // curves without x: 1, 2, ...
   gp << "set xlabel " << gp_string(plot.xlabel.empty() ? gp_literal_markup(x_name) : plot.xlabel) << "\n"
      << "set ylabel " << gp_string(plot.ylabel.empty() ? gp_literal_markup(plot.y) : plot.ylabel) << "\n"
-     << figure_style_lines() << "set style fill transparent solid 0.18 noborder\n" << layout.lines;
+     << figure_style_lines() << fmt::format("set style fill transparent solid {:.2f} noborder\n", band_opacity)
+     << layout.lines;
   if (!note.empty()) gp << note_line(note, layout.height);
   axis_lines(gp, 'x', plot.logx, padded_range(xlo, xhi, plot.logx));
   axis_lines(gp, 'y', plot.logy, padded_range(ylo, yhi, plot.logy));
@@ -447,7 +483,7 @@ bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const Dropped&
     plot_warning("plot " + name + ": no rows to draw (check [plot] where, x and log axes)");
     return false;
   }
-  clip_bands(curves, plot.logy);
+  const int band_cut = plot.band == "none" ? 0 : clip_bands(curves, plot.logy);
   for (const auto& [from, to] : plot.legend) {  // the file's own legend texts, shown literally
     bool used = false;
     for (auto& c : curves)
@@ -464,7 +500,11 @@ bool finish_plot(const PlotSpec& plot, std::vector<Curve> curves, const Dropped&
   fs::create_directories(out_dir);
   const fs::path base = fs::path(out_dir) / name;
   write_dat(base.string() + ".dat", plot, curves);
-  write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves, dropped_note(dropped));
+  std::string note = dropped_note(dropped);
+  if (band_cut > 0)
+    note += fmt::format("{}band cut at mean/3 at {} point{} (log y axis)", note.empty() ? "" : "; ", band_cut,
+                        band_cut == 1 ? "" : "s");
+  write_gp(base.string() + ".gp", name, plot, plot.title.empty() ? title : plot.title, curves, note);
   return run_gnuplot_script(out_dir, name);
 }
 

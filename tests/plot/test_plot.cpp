@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "support/hand_table.hpp"
 #include "scalinglab/core/error.hpp"
@@ -70,7 +73,8 @@ TEST_F(PlotTest, WritesDataScriptAndFigures) {
   EXPECT_NE(gp.find("set logscale y"), std::string::npos) << gp;
   EXPECT_NE(gp.find("filledcurves"), std::string::npos) << gp;
 
-  // Every band's lower edge stays positive on the log axis (0.02 std exceeds small means).
+  // On the log axis every band's lower edge is cut at a third of its mean (the 0.02 std exceeds
+  // the small means: mean - std < 0 would make a full-height bar).
   std::istringstream lines(dat.substr(0, dat.find("# index 2")));
   std::string line;
   int rows = 0;
@@ -80,6 +84,7 @@ TEST_F(PlotTest, WritesDataScriptAndFigures) {
     std::istringstream(line) >> x >> y >> lo >> hi;
     EXPECT_GT(lo, 0) << line;
     EXPECT_LE(lo, y);
+    EXPECT_NEAR(lo, std::max(y - 0.02, y / 3), 1e-9 * y) << line;
     EXPECT_NEAR(hi, y + 0.02, 1e-9);  // written with 10 digits
     ++rows;
   }
@@ -112,7 +117,9 @@ TEST_F(PlotTest, BandIsLabelledAndDefaultsToTheStandardErrorOfTheMean) {
   spec.band = "sem";
   draw_plot(spec, table.table, dir.string(), "sem", "");
   const std::string gp = slurp(dir / "sem.gp");
-  EXPECT_NE(gp.find("keyentry with filledcurves lc rgb '#7f7f7f' title 'band: \u00b1 1 sem over runs'"), std::string::npos)
+  EXPECT_NE(gp.find("keyentry with filledcurves lc rgb '#7f7f7f' fs transparent solid 0.36 noborder "
+                    "title 'band: \u00b1 1 sem over runs'"),
+            std::string::npos)
       << gp;
   spec.band = "none";
   draw_plot(spec, table.table, dir.string(), "none", "");
@@ -120,6 +127,7 @@ TEST_F(PlotTest, BandIsLabelledAndDefaultsToTheStandardErrorOfTheMean) {
 }
 
 TEST_F(PlotTest, PointsLeftOffALogAxisAreNotedOnTheFigure) {
+  spec.band = "none";  // (a band cut on the log axis would be noted too: ABandCutOnALogAxisIsSaid...)
   draw_plot(spec, table.table, dir.string(), "zeros", "");
   EXPECT_NE(slurp(dir / "zeros.gp").find("'not shown: 1 point with error = 0 (log y axis)'"), std::string::npos)
       << slurp(dir / "zeros.gp");
@@ -180,6 +188,96 @@ TEST_F(PlotTest, FiguresComeAsSvgPngAndPdf) {
   ASSERT_TRUE(draw_plot(spec, table.table, dir.string(), "three", ""));
   for (const char* ext : {".svg", ".png", ".pdf"}) EXPECT_GT(fs::file_size(dir / (std::string("three") + ext)), 1000u);
   EXPECT_EQ(slurp(dir / "three.pdf").rfind("%PDF", 0), 0u);
+}
+
+// The items of the plot command, in drawing order (later ones are drawn on top).
+std::vector<std::string> plot_items(const std::string& gp) {
+  std::vector<std::string> items;
+  std::istringstream in(gp.substr(gp.find("\nplot ") + 1));
+  std::string line;
+  while (std::getline(in, line) && !line.empty()) items.push_back(line);
+  return items;
+}
+
+std::size_t position_of(const std::vector<std::string>& items, const std::string& title) {
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].find("title '" + title + "'") != std::string::npos) return i;
+  return items.size();
+}
+
+TEST_F(PlotTest, ASimulationWithATheoryIsThinWithMarkersAndTheTheoryIsDrawnOnTop) {
+  draw_plot(spec, table.table, dir.string(), "layers", "");
+  const std::string gp = slurp(dir / "layers.gp");
+  const auto items = plot_items(gp);
+  // T = inf has its theory (the reference pinned to it): thin, with markers, under the dashed line.
+  const std::string sim = plot_item(gp, "T = inf"), other = plot_item(gp, "T = 100");
+  EXPECT_NE(sim.find("linespoints lw 1 pt 7"), std::string::npos) << sim;
+  EXPECT_NE(other.find("linespoints lw 1.8"), std::string::npos) << other;  // no theory: as before
+  EXPECT_LT(position_of(items, "T = inf"), position_of(items, "theory d^{-1.5}")) << gp;
+  EXPECT_NE(plot_item(gp, "theory d^{-1.5}").find("lw 2.2"), std::string::npos) << gp;
+  // Theory parts listed before their simulation are still drawn after every simulation.
+  HandTable h;
+  for (int d : {16, 64, 256}) {
+    h.add({{"d", std::to_string(d)}, {"T", "100"}}, 1.1 / d);         // the theory, first
+    h.add({{"d", std::to_string(d)}, {"T", "100"}}, 1.0 / d, 0.01);  // the simulation
+  }
+  for (std::size_t i = 0; i < h.table.rows.size(); ++i)
+    h.table.rows[i].params.entries_.insert(h.table.rows[i].params.entries_.begin(),
+                                           Params::Entry{&part_param(), i % 2 ? "sim" : "theory", NAN, ""});
+  h.table.param_names.insert(h.table.param_names.begin(), "part");
+  spec.references.clear();
+  spec.series = "part";
+  spec.series_labels = {{"sim", "sim"}, {"theory", "theory"}};  // as the parts' labels fill it
+  spec.theory_parts = {"theory"};
+  draw_plot(spec, h.table, dir.string(), "parts", "");
+  const std::string parts = slurp(dir / "parts.gp");
+  const auto order = plot_items(parts);
+  EXPECT_LT(position_of(order, "sim"), position_of(order, "theory")) << parts;
+  EXPECT_NE(plot_item(parts, "sim").find("lw 1 pt 7"), std::string::npos) << parts;
+  EXPECT_NE(plot_item(parts, "theory").find("dt 2 lw 2.2"), std::string::npos) << parts;
+}
+
+TEST_F(PlotTest, EveryLineDrawnHasALegendEntry) {
+  for (const char* band : {"std", "none"}) {
+    spec.band = band;
+    draw_plot(spec, table.table, dir.string(), band, "");
+    const std::string gp = slurp(dir / (std::string(band) + ".gp"));
+    int lines = 0;
+    for (const auto& item : plot_items(gp)) {
+      if (item.find("filledcurves") != std::string::npos) continue;  // bands: one entry for all (keyentry)
+      ++lines;
+      EXPECT_EQ(item.find("notitle"), std::string::npos) << item;
+      EXPECT_NE(item.find("title '"), std::string::npos) << item;
+      EXPECT_EQ(item.find("title ''"), std::string::npos) << item;
+    }
+    EXPECT_EQ(lines, 4) << gp;  // two series, two references
+  }
+}
+
+TEST_F(PlotTest, ABandCutOnALogAxisIsSaidAndManyBandsAreLighter) {
+  draw_plot(spec, table.table, dir.string(), "cut", "");
+  const std::string gp = slurp(dir / "cut.gp");
+  // The rows drawn whose mean - std falls below mean/3 (the std, 0.02, exceeds the small means).
+  int cut = 0;
+  for (const auto& row : table.table.rows)
+    if (row.mean[0] > 0 && row.mean[0] - row.std[0] < row.mean[0] / 3) ++cut;
+  EXPECT_NE(gp.find("'not shown: 1 point with error = 0 (log y axis); band cut at mean/3 at " + std::to_string(cut) +
+                    " points (log y axis)'"),
+            std::string::npos)
+      << gp;
+  EXPECT_NE(gp.find("set style fill transparent solid 0.18 noborder"), std::string::npos) << gp;  // two bands
+  spec.logy = false;  // a linear axis shows the whole band: nothing cut
+  draw_plot(spec, table.table, dir.string(), "linear", "");
+  EXPECT_EQ(slurp(dir / "linear.gp").find("band cut"), std::string::npos);
+  // Four banded curves: lighter bands.
+  HandTable h;
+  for (int d : {16, 64, 256})
+    for (const char* P : {"1", "2", "3", "4"}) h.add({{"d", std::to_string(d)}, {"P", P}}, 1.0 / d, 0.001);
+  spec.series = "P";
+  spec.references.clear();
+  draw_plot(spec, h.table, dir.string(), "four", "");
+  EXPECT_NE(slurp(dir / "four.gp").find("set style fill transparent solid 0.10 noborder"), std::string::npos)
+      << slurp(dir / "four.gp");
 }
 
 TEST_F(PlotTest, ReferenceTakesOtherParametersFromItsWhereRow) {
@@ -361,7 +459,7 @@ reference = "t/10"
   EXPECT_NE(dat.find("# index 3: w, a = 3"), std::string::npos);
   EXPECT_NE(dat.find("# reference t/10"), std::string::npos);
   const std::string gp = slurp(dir / "plot.gp");
-  EXPECT_NE(gp.find("with lines dt 2 lw 1.8"), std::string::npos) << gp;  // w is dashed
+  EXPECT_NE(gp.find("with lines dt 2 lw 2.2"), std::string::npos) << gp;  // w is dashed, over v
   fs::remove_all(dir);
 
   // Misuse: a scalar metric as y, dashed naming a metric not drawn, a scalar x.

@@ -130,7 +130,7 @@ def test_points_a_log_axis_cannot_show_are_counted_on_the_figure():
     assert notes(sl.plot(table(), "d", "error", "T", log="x")) == []  # linear y: the zero is drawn
     t = table()
     t["error"] = t["error"] + 0.01
-    assert notes(sl.plot(t, "d", "error", "T", log="xy")) == []
+    assert notes(sl.plot(t, "d", "error", "T", log="xy", band="none")) == []  # (a band would be cut: noted)
     # x = inf cannot be placed on any axis: said too.
     assert notes(sl.plot(table(), "T", "error", "d")) == ["not shown: 4 points with T = inf"]
 
@@ -245,3 +245,155 @@ def test_bad_columns_raise_value_errors_that_list_the_columns(run_dir):
         sl.plot(run_dir, y="nope")
     with pytest.raises(ValueError, match="summary.csv"):
         sl.plot(run_dir / "missing")
+
+
+# A deterministic sweep (fast) whose [plot] draws theory lines given as formulas, renames the
+# legend and writes its labels in gnuplot's markup, as experiments/cabannes2023/prop1.toml does.
+REFERENCE_SWEEP = {
+    "measure": "memory.infinite_memory_error",
+    "title": "Proposition 1",
+    "runs": 1,
+    "params": {"N": 100000},
+    "grid": {"alpha": [1.5, 2.0], "T": [10, 100, 1000, 10000]},
+    "plot": {"x": "T", "y": "error", "series": "alpha", "log": ["x", "y"], "xlabel": "samples T, n_x",
+             "legend": {"alpha = 1.5": "α = 1.5", "alpha = 2": "α = 2"},
+             "reference": [{"expr": "zeta(alpha)^(-1/alpha)*gamma(1-1/alpha)/alpha*T^(-(1-1/alpha))",
+                            "label": "asymptote, {/Symbol a} = 2", "where": {"alpha": 2}},
+                           "T^-0.5"]},
+}
+
+
+@pytest.fixture(scope="module")
+def reference_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plot") / "references"
+    sl.run(REFERENCE_SWEEP, out=out, progress=False)
+    return out
+
+
+def test_a_directorys_reference_lines_are_drawn_with_the_labs_evaluator(reference_dir):
+    fig = sl.plot(reference_dir)
+    lines = {line.get_label(): line for line in data_lines(fig)}
+    assert len(lines) == 4  # two series, two references
+    assert legend_texts(fig) == ["α = 1.5", "α = 2", "asymptote, α = 2", "T$^{-0.5}$"]
+    asymptote, guide = lines["asymptote, α = 2"], lines["T$^{-0.5}$"]
+    # The asymptote at alpha = 2: zeta(2)^(-1/2) Gamma(1/2) / 2 T^(-1/2), here in closed form.
+    t = asymptote.get_xdata()
+    assert np.allclose(asymptote.get_ydata(), (6 / np.pi ** 2) ** 0.5 * np.sqrt(np.pi) / 2 * t ** -0.5, rtol=1e-12)
+    assert t.min() == pytest.approx(10) and t.max() == pytest.approx(10000) and len(t) == 200
+    assert np.allclose(np.diff(np.log(t)), np.log(1000) / 199)  # log-spaced on the log x axis
+    # Pinned to alpha = 2: that curve's theory, dashed in its colour; the bare formula is a black guide.
+    assert to_hex(asymptote.get_color()) == to_hex(lines["α = 2"].get_color())
+    assert asymptote.get_linestyle() == "--"
+    assert to_hex(guide.get_color()) == "#222222" and guide.get_linestyle() == "--"
+    assert np.allclose(guide.get_ydata(), guide.get_xdata() ** -0.5, rtol=1e-12)
+    assert fig.axes[0].get_xlabel() == "samples T, n$_{x}$"  # single-character subscript, as gnuplot draws it
+
+
+def test_a_simulation_with_a_theory_is_thin_under_it(reference_dir):
+    fig = sl.plot(reference_dir)
+    lines = {line.get_label(): line for line in data_lines(fig)}
+    paired, alone, theory = lines["α = 2"], lines["α = 1.5"], lines["asymptote, α = 2"]
+    assert paired.get_linewidth() < alone.get_linewidth() < theory.get_linewidth()
+    assert paired.get_marker() == "o" and paired.get_zorder() < theory.get_zorder()
+    # Theory parts are drawn after (over) every simulation, whatever the order of the parts.
+    t = table()
+    t["bound"] = t["error"] * 2 + 0.1
+    fig = sl.plot(t, "d", ["bound", "error"], "T", theory="bound")
+    order = [line.get_label() for line in data_lines(fig)]
+    assert order.index("bound, T = 100") > order.index("error, T = inf")
+    styles = {line.get_label(): line.get_linewidth() for line in data_lines(fig)}
+    assert styles["error, T = 100"] < styles["bound, T = 100"]
+
+
+def test_reference_keyword_takes_formulas_and_functions(reference_dir):
+    fig = sl.plot(reference_dir, reference=[
+        {"expr": "2*T^(-1/alpha)", "where": {"alpha": 1.5}},  # no label: the formula, powers raised
+        {"fn": lambda T: 3 / T, "label": "3/T"},
+        np.sqrt])
+    lines = {line.get_label(): line for line in data_lines(fig)}
+    assert set(lines) == {"α = 1.5", "α = 2", "2*T$^{-1/alpha}$", "3/T", "sqrt"}  # the keyword replaces the file's
+    pinned = lines["2*T$^{-1/alpha}$"]
+    assert np.allclose(pinned.get_ydata(), 2 * pinned.get_xdata() ** (-1 / 1.5), rtol=1e-12)
+    assert to_hex(pinned.get_color()) == to_hex(lines["α = 1.5"].get_color())
+    assert np.allclose(lines["3/T"].get_ydata(), 3 / lines["3/T"].get_xdata())
+    assert [to_hex(lines[k].get_color()) for k in ("3/T", "sqrt")] == ["#222222", "#777777"]
+    assert len(legend_texts(fig)) == 5
+    # On a table too, with the table's parameters.
+    t = table()
+    fig = sl.plot(t, "d", "error", "T", log="x", reference={"expr": "0.1*d^0 + 0*T", "where": {"T": 100}})
+    assert len(data_lines(fig)) == 3 and np.allclose(data_lines(fig)[2].get_ydata(), 0.1)
+
+
+def test_bad_references_raise_clear_errors(reference_dir):
+    with pytest.raises(ValueError, match="label"):
+        sl.plot(reference_dir, reference=lambda T: T)
+    with pytest.raises(ValueError, match="'beta'"):
+        sl.plot(reference_dir, reference="T^beta")
+    with pytest.raises(ValueError):
+        sl.plot(reference_dir, reference="T^^2")  # the lab's parser names the position
+    with pytest.raises(ValueError, match="expr= .* or fn="):
+        sl.plot(reference_dir, reference={"label": "nothing"})
+    with pytest.raises(ValueError, match="'colour'"):
+        sl.plot(reference_dir, reference={"expr": "T", "colour": "red"})
+    with pytest.raises(TypeError, match="reference"):
+        sl.plot(reference_dir, reference=3)
+    with pytest.warns(UserWarning, match="no row matches"):
+        fig = sl.plot(reference_dir, reference={"expr": "T", "label": "T", "where": {"alpha": 7}})
+    assert len(data_lines(fig)) == 2
+
+
+def test_legend_map_of_the_directory_and_the_keyword(reference_dir, run_dir):
+    assert legend_texts(sl.plot(reference_dir, reference=[]))[:2] == ["α = 1.5", "α = 2"]
+    fig = sl.plot(reference_dir, reference=[], legend={"alpha = 2": "alpha two"})
+    assert legend_texts(fig) == ["alpha = 1.5", "alpha two"]  # the keyword replaces the file's map
+    with pytest.warns(UserWarning, match="no curve is labelled 'nope'"):
+        sl.plot(reference_dir, reference=[], legend={"nope": "x"})
+    # Keys are the labels the lab's figures use: metric, series value, then part.
+    fig = sl.plot(run_dir, y=["error", "asymptote"], series="N", legend={"error, N = 300, memory (q0)": "simulated"})
+    assert "simulated" in legend_texts(fig) and "error, N = 300, Proposition 1" in legend_texts(fig)
+    # Large numbers of a series read as powers of ten.
+    big = {"C": np.array([6e18, 6e18, 1e19, 1e19]), "D": np.array([1.0, 2, 1, 2]), "loss": np.array([3.0, 2, 2, 1])}
+    assert legend_texts(sl.plot(big, "D", "loss", "C")) == [r"C = $6\times 10^{18}$", "C = $10^{19}$"]
+
+
+def test_a_band_on_a_log_axis_stays_positive_and_is_cut_at_a_third_of_the_mean():
+    t = table()
+    t["error_sem"] = np.full(8, 0.1)  # wider than most means: mean - sem < 0
+    fig = sl.plot(t, "d", "error", "T", log="xy")
+    ax = fig.axes[0]
+    for band, line in zip(ax.collections, data_lines(fig)):
+        outline = band.get_paths()[0].vertices
+        mean = line.get_ydata()
+        n = len(mean)
+        lower = outline[n:2 * n, 1][::-1]  # the polygon: upper edge left to right, lower edge back
+        assert np.all(lower > 0)
+        assert np.allclose(lower, np.maximum(mean - 0.1, mean / 3))
+    cut = int(np.sum(t["error"][t["error"] > 0] - 0.1 < t["error"][t["error"] > 0] / 3))
+    assert notes(fig) == [f"not shown: 1 point with error = 0 (log y axis); band cut at mean/3 at {cut} points "
+                          "(log y axis)"]
+    low = min(line.get_ydata().min() for line in data_lines(fig))
+    assert ax.get_ylim()[0] >= low / 3 * 0.5  # no band runs to the bottom of the frame
+    assert notes(sl.plot(t, "d", "error", "T", log="x")) == []  # linear y: the whole band
+
+
+def test_many_bands_are_lighter():
+    t = {"d": np.tile([8.0, 16, 32], 4), "P": np.repeat([1, 2, 3, 4], 3), "error": np.linspace(0.1, 0.5, 12),
+         "error_sem": np.full(12, 0.01)}
+    assert {round(b.get_alpha(), 2) for b in sl.plot(t, "d", "error", "P").axes[0].collections} == {0.10}
+    few = {k: v[:9] for k, v in t.items()}
+    assert {round(b.get_alpha(), 2) for b in sl.plot(few, "d", "error", "P").axes[0].collections} == {0.18}
+
+
+def test_lines_added_later_join_the_legend():
+    from scalinglab.plot import update_legend
+
+    fig = sl.plot(table(), "d", "error", "T", log="xy")
+    ax = fig.axes[0]
+    ax.axvline(20, ls=":", label="threshold")
+    ax.plot([10, 20], [0.1, 0.2], "*", label="minima")
+    ax.plot([10, 20], [0.3, 0.2])  # no label: not an entry
+    assert update_legend(fig) is None  # a notebook cell ending with it shows the figure once
+    assert legend_texts(fig) == ["T = 100", "T = inf", "threshold", "minima", "band: ± 1 sem over runs"]
+    assert notes(fig) == ["not shown: 1 point with error = 0 (log y axis)"]  # the note drawn once
+    with pytest.raises(ValueError, match="scalinglab.plot"):
+        update_legend(plt.figure())
