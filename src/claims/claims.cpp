@@ -140,7 +140,10 @@ std::vector<std::string> paper_sweep_files(const std::string& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".toml" && e.path().filename() != "claims.toml")
       out.push_back(e.path().string());
-  std::sort(out.begin(), out.end(), natural_less);
+  // By stem, so that fig7 comes before fig7-curves (".toml" would sort after "-").
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    return natural_less(fs::path(a).stem().string(), fs::path(b).stem().string());
+  });
   return out;
 }
 

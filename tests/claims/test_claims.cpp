@@ -234,12 +234,13 @@ TEST(NaturalOrder, NumbersCompareByValue) {
 }
 
 TEST_F(ClaimsTest, SweepFilesComeInThePapersOrder) {
-  for (const char* name : {"fig10.toml", "fig3-right.toml", "fig1-left.toml", "prop1.toml", "fig3-left.toml", "claims.toml"})
+  for (const char* name : {"fig10.toml", "fig3-right.toml", "fig1-left.toml", "prop1.toml", "fig3-left.toml", "claims.toml",
+                           "fig10-curves.toml"})
     write(name, kSweep);
   std::vector<std::string> names;
   for (const auto& f : paper_sweep_files((dir_ / "p").string())) names.push_back(fs::path(f).filename().string());
   EXPECT_EQ(names, (std::vector<std::string>{"fig1-left.toml", "fig3-left.toml", "fig3-right.toml", "fig10.toml",
-                                             "prop1.toml"}));
+                                             "fig10-curves.toml", "prop1.toml"}));
 }
 
 TEST(PaperClaims, EveryPaperHasAConsistentIndexAndClaimsTable) {
