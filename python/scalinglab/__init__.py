@@ -26,12 +26,14 @@ import os
 import numpy as np
 
 from . import _scalinglab as _core
+from ._metric import Estimate, Exact, Metric
 
 __version__ = _core.__version__
 
 __all__ = [
-    "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "sweep_toml", "to_pandas",
-    "load_results", "fit", "predict", "frontier", "extrapolate", "Extrapolation", "limits", "set_limits", "plot",
+    "measures", "describe", "describe_text", "measure", "eval", "Metric", "Exact", "Estimate", "run", "run_sweep",
+    "sweep_toml", "to_pandas", "load_results", "fit", "predict", "frontier", "extrapolate", "Extrapolation", "limits",
+    "set_limits", "plot",
 ]
 
 _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
@@ -69,11 +71,11 @@ def _number(value):
 
 
 def _metric(value):
-    if isinstance(value, dict):  # runs > 1: {"mean", "std", "sem", "count"}
-        return {k: _number(value[k]) for k in ("mean", "std", "sem", "count") if k in value}
+    if isinstance(value, dict):  # a stochastic measure's: {"mean", "std", "sem", "count"} over the runs
+        return Estimate({k: _number(value[k]) for k in ("mean", "std", "sem", "count") if k in value})
     if isinstance(value, list):  # a series
         return [_number(v) for v in value]
-    return _number(value)
+    return Exact(_number(value))  # a deterministic measure's number
 
 
 def _param(value):
@@ -133,10 +135,12 @@ def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
 
     Keywords are the measure's parameters (see describe_text(measure)), given as Python values
     (numbers, float("inf"), strings, booleans) or as the text of the command line ("d/8", "inf").
-    `runs=R` averages R runs. A scalar metric of a stochastic measure is {"mean", "std", "sem",
-    "count"} whatever R is (std and sem 0 for one run); one of a deterministic measure (theory,
-    describe(measure)["deterministic"]) is a number; series are lists (mean per index). `seed` keys the random streams, so a result is reproducible.
-    `threads` is not a parameter: the number of worker threads (0: all cores).
+    `runs=R` averages R runs. A scalar metric of a stochastic measure is an Estimate, the dict
+    {"mean", "std", "sem", "count"} whatever R is (std and sem 0 for one run); one of a deterministic
+    measure (theory, describe(measure)["deterministic"]) is an Exact, a float. Both read alike:
+    m.mean, m.std, m.sem, m.count, m["mean"], and float(m) is the mean (std, sem 0 and count 1 for
+    an Exact). Series are lists (mean per index). `seed` keys the random streams, so a result is
+    reproducible. `threads` is not a parameter: the number of worker threads (0: all cores).
 
     This is `scalinglab eval MEASURE k=v ... --json`, with inf as float("inf"), null as nan, and
     params and metrics in declaration order. Raises ValueError naming a bad parameter.
