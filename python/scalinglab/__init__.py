@@ -25,6 +25,7 @@ import os
 
 import numpy as np
 
+from . import _sweep_toml
 from . import _scalinglab as _core
 from ._metric import Estimate, Exact, Metric
 
@@ -164,58 +165,11 @@ def _table(columns):
     return {name: np.asarray(values, dtype=_DTYPES[kind]) for name, kind, values in columns}
 
 
-def _toml_key(key):
-    import re
-
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
-
-
-def _toml_value(value, where):
-    """A Python value as a TOML value: numbers, strings, booleans, lists, inline tables."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        f = float(value)
-        if math.isnan(f):
-            raise ValueError(f"{where}: nan is not a parameter value")
-        return ('"inf"' if f > 0 else '"-inf"') if math.isinf(f) else repr(f)
-    if isinstance(value, str):
-        return json.dumps(value)  # TOML basic strings take JSON's escapes
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml_value(v, f'{where}.{k}')}"
-                               for k, v in value.items()) + "}"
-    raise TypeError(f"{where}: a sweep value must be a number, string, bool, list or dict, "
-                    f"not {type(value).__name__}")
-
-
 def sweep_toml(sweep):
     """The TOML text of a sweep given as a dict (the keys of a sweep file, docs/sweeps.md):
     top-level values first, then one [table] per dict ("params", "grid", "plot", "profile"),
     then one [[table]] per list of dicts ("check", "part")."""
-    if not isinstance(sweep, dict):
-        raise TypeError(f"a sweep is a dict or a path to a sweep file, not {type(sweep).__name__}")
-    top, tables, arrays = [], [], []
-    for key, value in sweep.items():
-        key = str(key)
-        if isinstance(value, dict):
-            tables.append((key, value))
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
-            arrays.append((key, value))
-        else:
-            top.append(f"{_toml_key(key)} = {_toml_value(value, key)}")
-    lines = top
-    for key, table in tables:
-        lines += ["", f"[{_toml_key(key)}]"]
-        lines += [f"{_toml_key(str(k))} = {_toml_value(v, f'{key}.{k}')}" for k, v in table.items()]
-    for key, items in arrays:
-        for n, table in enumerate(items):
-            lines += ["", f"[[{_toml_key(key)}]]"]
-            lines += [f"{_toml_key(str(k))} = {_toml_value(v, f'{key}[{n}].{k}')}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
+    return _sweep_toml.toml_text(sweep)[0]
 
 
 # CLI options of `run` -> keywords of scalinglab.run, for its messages.
@@ -301,8 +255,10 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     if sweep is not None and fields:
         raise TypeError(f"run: give the sweep either as {type(sweep).__name__} or as keywords, not both "
                         f"(got keywords {', '.join(sorted(fields))})")
+    spec = spans = None
     if sweep is None or isinstance(sweep, dict):
-        text = sweep_toml(fields if sweep is None else sweep)
+        spec = fields if sweep is None else sweep
+        text, spans = _sweep_toml.toml_text(spec)
         label = name or "sweep"
         if not label.replace("-", "").replace("_", "").replace(".", "").isalnum():
             raise ValueError(f"run: name={label!r} must be a plain name (letters, digits, - _ .)")
@@ -322,7 +278,8 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
                               profile or "", _assignments(set), bool(quiet), callback,
                               "" if checkpoint_every is None else _duration(checkpoint_every))
     except ValueError as e:
-        raise ValueError(_run_terms(str(e))) from None
+        message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
+        raise ValueError(_run_terms(message)) from None
     finally:
         if bar is not None:
             bar.close()

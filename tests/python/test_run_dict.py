@@ -1,7 +1,8 @@
 """Sweeps from Python: a dict or keywords run exactly as the same sweep written to a file; progress
 reaches a callback; Ctrl-C and a failing callback stop the run with everything recorded, and
-resume=True finishes it; messages name Python arguments."""
+resume=True finishes it; messages name Python arguments and the dict's keys."""
 import os
+import re
 import signal
 import tomllib
 
@@ -102,3 +103,57 @@ def test_load_results_keeps_the_declared_order(tmp_path):
     assert list(task["metrics"]) == [m for m in metrics if m in task["metrics"]]
     frame = sl.load_results(tmp_path / "o", frame=True)
     assert list(frame.columns[3:3 + len(task["params"])]) == list(task["params"])
+
+
+PARTS = {
+    "runs": 1,
+    "params": {"N": 50, "T": float("inf")},
+    "grid": {"d": [8, 16]},
+    "part": [{"name": "q0", "measure": "memory.error", "params": {"scheme": "q0"}},
+             {"name": "rho", "measure": "memory.error", "params": {"scheme": "rho", "rho": "x"}}],
+}
+
+
+@pytest.mark.parametrize("sweep, key", [
+    ({**SWEEP, "params": {**SWEEP["params"], "N": "many"}}, "params.N"),          # wrong type in params
+    ({**SWEEP, "params": {**SWEEP["params"], "nope": 3}}, "params.nope"),         # unknown parameter
+    ({**SWEEP, "grid": {"d": [8, "x", 32]}}, "grid.d[1]"),                        # wrong type in grid
+    ({**SWEEP, "grid": {"d": [8, 16, -32]}}, "grid.d[2]"),                        # out of range in grid
+    ({**SWEEP, "grid": {"d": "logspace(1, 2)"}}, "grid.d"),                       # a bad generator
+    ({**SWEEP, "runs": "three"}, "runs"),                                         # wrong type, top level
+    ({**SWEEP, "bogus": 1}, "bogus"),                                             # unknown key
+    ({**SWEEP, "measure": "memory.errr"}, "measure"),                             # unknown measure
+    ({**SWEEP, "check": [{"claim": "c", "below": {"x": "d", "y": "eror", "bound": "1"}}]}, "check[0].below.y"),
+    ({**SWEEP, "check": [{"claim": "c", "slope": {"x": "d", "y": "error", "expect": "a", "tol": 1}}]},
+     "check[0].slope.expect"),                                                    # a bad check
+    ({**SWEEP, "check": [{"claim": "c", "nope": {"x": "d"}}]}, "check[0].nope"),   # an unknown kind of check
+    ({**SWEEP, "plot": {"x": "zz", "y": "error"}}, "plot.x"),
+    ({**SWEEP, "profile": {"quick": {"runs": "x"}}}, "profile.quick.runs"),
+    (PARTS, "part[1].params.rho"),                                                # a part's parameter
+])
+def test_errors_of_a_dict_sweep_name_its_key(sweep, key, tmp_path):
+    with pytest.raises(ValueError) as raised:
+        sl.run(sweep, out=tmp_path / "e", progress=False, profile="quick" if "profile" in sweep else "")
+    message = str(raised.value)
+    assert message.startswith(f"{key}: "), message
+    assert ".toml" not in message and not re.search(r":\d+:\d+", message)  # no file the user never wrote
+    assert not (tmp_path / "e").exists()
+
+
+def test_a_line_and_column_of_the_text_map_back_to_the_key():
+    text, spans = sl._sweep_toml.toml_text({"runs": 2, "grid": {"d": [8, 16], "s": [{"a": 1, "b": "x"}]},
+                                            "check": [{"claim": "c"}, {"slope": {"x": "d", "tol": 0.1}}]})
+    lines = text.splitlines()
+
+    def key(line_text, needle):
+        n = lines.index(line_text)
+        return sl._sweep_toml.key_at(spans, n + 1, line_text.index(needle) + 1)
+
+    assert key("runs = 2", "2") == "runs" and key("[grid]", "g") == "grid"
+    assert key("d = [8, 16]", "16") == "grid.d[1]" and key("d = [8, 16]", "d") == "grid.d"
+    assert key('s = [{a = 1, b = "x"}]', '"x"') == "grid.s[0].b"
+    assert key('s = [{a = 1, b = "x"}]', "{") == "grid.s[0]"
+    assert lines.count("[[check]]") == 2
+    second = len(lines) - 1 - lines[::-1].index("[[check]]")
+    assert sl._sweep_toml.key_at(spans, second + 1, 1) == "check[1]"
+    assert key('slope = {x = "d", tol = 0.1}', "0.1") == "check[1].slope.tol"
