@@ -10,9 +10,12 @@ command line uses): a bad parameter raises ValueError naming it.
     >>> print(sl.describe_text("memory.error"))            # parameters, defaults, ranges, metrics
     >>> sl.eval("memory.error", N=100, d=64, T=float("inf"), scheme="q0", runs=10, seed=1)
     {'measure': 'memory.error', 'params': {...}, 'metrics': {'error': {'mean': ..., ...}, ...}}
-    >>> table = sl.run("experiments/cabannes2023/fig1-left.toml", out="/tmp/fig1", profile="quick")
-    >>> sl.to_pandas(table)
-    >>> fig = sl.plot(table, x="d", y="error", series="T", log="xy")   # matplotlib, imported then
+    >>> error = sl.eval("memory.error", N=100, d=64, runs=10)["metrics"]["error"]
+    >>> error.mean, error.sem                   # also error["mean"]; float(error) is the mean
+    >>> df = sl.run("experiments/cabannes2023/fig1-left.toml", out="/tmp/fig1", profile="quick")
+    >>> df                                      # a DataFrame: the swept parameters, the metrics' means, count
+    >>> sl.run(..., columns="all")              # every column of summary.csv (std, sem, fixed parameters)
+    >>> fig = sl.plot("/tmp/fig1", x="d", y="error", series="T", log="xy")   # matplotlib, imported then
 
 See docs/python.md for the full guide.
 """
@@ -161,8 +164,39 @@ def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
 
 # ---- sweeps ----------------------------------------------------------------------------------
 
-def _table(columns):
-    return {name: np.asarray(values, dtype=_DTYPES[kind]) for name, kind, values in columns}
+def _select(columns, axes, metrics, which):
+    """The names of the table's columns that `which` keeps, in the table's order for "all" and a
+    list, else: the swept parameters, the metrics' means, and count unless every mean is of one run."""
+    names = [name for name, _, _ in columns]
+    if isinstance(which, str) and which == "all":
+        return names
+    if isinstance(which, str) and which == "main":
+        count = next(values for name, _, values in columns if name == "count")
+        return ([a for a in axes if a in names] + [m for m in metrics if m in names] +
+                ([] if all(c == 1 for c in count) else ["count"]))
+    if isinstance(which, (list, tuple)) and all(isinstance(c, str) for c in which):
+        unknown = [c for c in which if c not in names]
+        if unknown:
+            raise ValueError(f"run: columns={list(which)!r}: no column {', '.join(map(repr, unknown))} "
+                             f"(the table has {', '.join(names)})")
+        return list(which)
+    raise ValueError(f"run: columns={which!r}: expected \"main\", \"all\" or a list of column names")
+
+
+def _table(res, which, frame):
+    """The aggregated table of a run: a DataFrame (the columns `which` keeps) when pandas is there
+    and frame is true, else a dict of numpy arrays."""
+    columns = res["columns"]
+    keep = _select(columns, res["axes"], res["metrics"], which)
+    kinds = {name: (kind, values) for name, kind, values in columns}
+    table = {name: np.asarray(kinds[name][1], dtype=_DTYPES[kinds[name][0]]) for name in keep}
+    if not (frame and _has_pandas()):
+        return table
+    import pandas as pd
+
+    df = pd.DataFrame(table, columns=keep)
+    df.attrs.update(out=res["out_dir"], tasks_run=res["tasks_run"], tasks_skipped=res["tasks_skipped"])
+    return df
 
 
 def sweep_toml(sweep):
@@ -221,7 +255,7 @@ class _Bar:
 
 
 def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-              progress=None, name=None, checkpoint_every=None, **fields):
+              progress=None, name=None, checkpoint_every=None, *, columns="main", frame=True, **fields):
     """Runs a sweep; returns (table, checks).
 
     `sweep` is the path of a sweep file, or a dict with a sweep file's keys ({"measure": ...,
@@ -244,9 +278,13 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     running ones finish and are recorded, and KeyboardInterrupt is raised; run again with
     resume=True to finish. An exception raised by the callable stops the run the same way.
 
-    table: dict column -> numpy array, one row per grid point in grid order, columns as in
-    summary.csv: every parameter (int64, float64 with inf, or object for choices), then for each
-    scalar metric m: m (mean over runs), m_std, m_sem; then count (int64).
+    table: one row per grid point in grid order. columns="main" (the default) keeps the swept
+    parameters (`part` first for a sweep of parts), each scalar metric's mean, and count (runs
+    present) unless every mean is of one run; columns="all" keeps every column of summary.csv in
+    its order: every parameter (int64, float64 with inf, or object for choices), then for each
+    scalar metric m: m (mean over runs), m_std, m_sem; then count (int64); a list of names keeps
+    those. A pandas DataFrame (its attrs hold "out", the results folder, and "tasks_run",
+    "tasks_skipped"); a dict of numpy arrays with frame=False or without pandas.
     checks: list of {"claim", "kind", "passed", "measured", "expected"}.
     """
     if sweep is None and not fields:
@@ -255,6 +293,9 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     if sweep is not None and fields:
         raise TypeError(f"run: give the sweep either as {type(sweep).__name__} or as keywords, not both "
                         f"(got keywords {', '.join(sorted(fields))})")
+    if not (columns in ("main", "all") if isinstance(columns, str) else
+            isinstance(columns, (list, tuple)) and all(isinstance(c, str) for c in columns)):
+        raise ValueError(f"run: columns={columns!r}: expected \"main\", \"all\" or a list of column names")
     spec = spans = None
     if sweep is None or isinstance(sweep, dict):
         spec = fields if sweep is None else sweep
@@ -288,16 +329,17 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         if res["interrupted"]:
             raise KeyboardInterrupt(message)
         raise RuntimeError(message)
-    return _table(res["columns"]), list(res["checks"])
+    return _table(res, columns, frame), list(res["checks"])
 
 
 def run(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-        progress=None, name=None, checkpoint_every=None, **fields):
+        progress=None, name=None, checkpoint_every=None, *, columns="main", frame=True, **fields):
     """Runs a sweep (a file's path, a dict, or its keys as keywords) and returns the aggregated
-    table (dict of numpy arrays, ready for pandas.DataFrame). See run_sweep for the options, the
-    progress display, Ctrl-C, and for the checks."""
+    table: a pandas DataFrame of the swept parameters, the metrics' means and count (columns="all":
+    every column of summary.csv), or a dict of numpy arrays without pandas (or with frame=False).
+    See run_sweep for the options, the progress display, Ctrl-C, and for the checks."""
     return run_sweep(sweep, out, threads, resume, profile, set, quiet, progress, name, checkpoint_every,
-                     **fields)[0]
+                     columns=columns, frame=frame, **fields)[0]
 
 
 def limits():
@@ -319,10 +361,11 @@ def set_limits(max_points=None, max_tasks=None, max_memory=None, max_work=None):
 
 
 def to_pandas(table):
-    """The table of run() as a pandas DataFrame."""
+    """The table of run() as a pandas DataFrame with its columns in order: a DataFrame is returned as
+    it is, a dict of numpy arrays (frame=False, or a run without pandas) becomes one."""
     import pandas as pd
 
-    return pd.DataFrame(table)
+    return table if isinstance(table, pd.DataFrame) else pd.DataFrame(table, columns=list(table))
 
 
 def _declared(values, order):
