@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-from . import _sweep_toml
+from . import _folder, _sweep_toml
 from . import _scalinglab as _core
 from ._metric import Estimate, Exact, Metric
 
@@ -219,6 +219,19 @@ def _run_terms(message):
     return re.sub(r"--[a-z][a-z-]*", lambda m: _RUN_KEYWORDS.get(m.group(0), m.group(0)), message)
 
 
+def _folder_terms(message):
+    """The command line's advice about a folder already used, with overwrite=True added (Python has
+    it, the command line does not)."""
+    message = message.replace(
+        "already holds results: pass --resume to continue that run, or choose another --out",
+        "already holds results: pass resume=True to continue that run (the tasks done are kept), "
+        "overwrite=True to delete them and run again, or choose another out=")
+    if "holds the outputs of sweep" in message or "holds results of seed" in message:
+        message = message.replace(": choose another --out", ": choose another out=, or pass overwrite=True to "
+                                                            "delete those results")
+    return message
+
+
 class _Bar:
     """Progress in a notebook or a terminal: tqdm when installed, else a line on sys.stderr
     redrawn at most every half second."""
@@ -255,28 +268,35 @@ class _Bar:
 
 
 def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-              progress=None, name=None, checkpoint_every=None, *, columns="main", frame=True, **fields):
+              progress=None, name=None, checkpoint_every=None, *, overwrite=False, columns="main", frame=True,
+              **fields):
     """Runs a sweep; returns (table, checks).
 
     `sweep` is the path of a sweep file, or a dict with a sweep file's keys ({"measure": ...,
     "params": {...}, "grid": {...}, "runs": 10, "check": [{...}], ...}, docs/sweeps.md); the keys may
-    also come as keywords: run_sweep(measure="memory.error", grid={"d": [64, 256]}, runs=5). A dict
-    sweep is named `name` (default "sweep"), which names its default results folder.
+    also come as keywords: run_sweep(measure="memory.error", grid={"d": [64, 256]}, runs=5).
 
-    Same as `scalinglab run`: results go to `out` (default results/<name>, relative to the working
-    directory) as results.jsonl, summary.csv, plot and checks.json. An existing results directory
-    is an error unless `resume=True` (tasks already done are kept). `profile` applies the sweep's
-    [profile.NAME] overrides; `set` overrides fixed parameters, runs or seed, as a dict {"N": 200}
-    or a list ["N=200"]. `threads=0` uses all cores. Long tasks (factor.train) save their whole state
-    into out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes;
-    0: never) and `resume=True` goes on from it, as the command line's --checkpoint-every.
+    Folders: results go to `out` (relative to the working directory) as results.jsonl, summary.csv,
+    plot and checks.json, as with `scalinglab run`. A sweep file's default is results/<file stem>.
+    A dict sweep given a `name` is results/<name>; one without is named after its content,
+    sweep-<hash of its TOML text, profile and set> (results/sweep-3f9a0c12de), so running the same
+    dict again reuses its results (the tasks done are not run again; unfinished ones are run), and a
+    changed dict gets a folder of its own. Otherwise a folder that already holds results is an error
+    unless `resume=True` (the tasks done are kept, the rest run) or `overwrite=True` (the folder's
+    previous results are deleted first; only a folder holding nothing but a run's outputs, never
+    through a symbolic link). `profile` applies the sweep's [profile.NAME] overrides; `set`
+    overrides fixed parameters, runs or seed, as a dict {"N": 200} or a list ["N=200"].
+    `threads=0` uses all cores. Long tasks (factor.train) save their whole state into
+    out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes; 0:
+    never) and `resume=True` goes on from it, as the command line's --checkpoint-every.
 
     Progress: `progress=None` shows a tqdm bar when tqdm is installed; True shows one (or a plain
     line without tqdm); False nothing; a callable is called as progress(done, total, seconds_left)
     after each task (seconds_left: NaN while unknown); `quiet=False` also prints the command
     line's progress on the process's stderr. Ctrl-C stops the run: no task starts any more, the
-    running ones finish and are recorded, and KeyboardInterrupt is raised; run again with
-    resume=True to finish. An exception raised by the callable stops the run the same way.
+    running ones finish and are recorded, and KeyboardInterrupt is raised; run again (with
+    resume=True for a named sweep) to finish. An exception raised by the callable stops the run
+    the same way.
 
     table: one row per grid point in grid order. columns="main" (the default) keeps the swept
     parameters (`part` first for a sweep of parts), each scalar metric's mean, and count (runs
@@ -293,19 +313,30 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     if sweep is not None and fields:
         raise TypeError(f"run: give the sweep either as {type(sweep).__name__} or as keywords, not both "
                         f"(got keywords {', '.join(sorted(fields))})")
+    if overwrite and resume:
+        raise ValueError("run: resume=True keeps the results that overwrite=True deletes: give one of them")
     if not (columns in ("main", "all") if isinstance(columns, str) else
             isinstance(columns, (list, tuple)) and all(isinstance(c, str) for c in columns)):
         raise ValueError(f"run: columns={columns!r}: expected \"main\", \"all\" or a list of column names")
+    profile = profile or ""
+    sets = _assignments(set)
     spec = spans = None
     if sweep is None or isinstance(sweep, dict):
         spec = fields if sweep is None else sweep
         text, spans = _sweep_toml.toml_text(spec)
-        label = name or "sweep"
-        if not label.replace("-", "").replace("_", "").replace(".", "").isalnum():
-            raise ValueError(f"run: name={label!r} must be a plain name (letters, digits, - _ .)")
+        if name is None:  # named by its content: the same dict finds its results again
+            label = "sweep-" + _sweep_toml.digest(text, profile, sets)
+            resume = True
+        else:
+            label = name
+            if not isinstance(label, str) or not label.replace("-", "").replace("_", "").replace(".", "").isalnum():
+                raise ValueError(f"run: name={label!r} must be a plain name (letters, digits, - _ .)")
         path = f"{label}.toml"
     else:
         text, path, label = "", os.fspath(sweep), os.path.splitext(os.path.basename(os.fspath(sweep)))[0]
+    folder = os.path.join("results", label) if out is None else os.fspath(out)
+    if overwrite:
+        _folder.clear(folder)
     bar = None
     if callable(progress):
         callback = progress
@@ -315,12 +346,11 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         bar = _Bar(label)
         callback = bar if (progress is True or bar.tqdm is not None) else None
     try:
-        res = _core.run_sweep(path, text, "" if out is None else os.fspath(out), int(threads), bool(resume),
-                              profile or "", _assignments(set), bool(quiet), callback,
+        res = _core.run_sweep(path, text, folder, int(threads), bool(resume), profile, sets, bool(quiet), callback,
                               "" if checkpoint_every is None else _duration(checkpoint_every))
     except ValueError as e:
         message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
-        raise ValueError(_run_terms(message)) from None
+        raise ValueError(_run_terms(_folder_terms(message))) from None
     finally:
         if bar is not None:
             bar.close()
@@ -333,13 +363,16 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
 
 
 def run(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-        progress=None, name=None, checkpoint_every=None, *, columns="main", frame=True, **fields):
+        progress=None, name=None, checkpoint_every=None, *, overwrite=False, columns="main", frame=True,
+        **fields):
     """Runs a sweep (a file's path, a dict, or its keys as keywords) and returns the aggregated
     table: a pandas DataFrame of the swept parameters, the metrics' means and count (columns="all":
     every column of summary.csv), or a dict of numpy arrays without pandas (or with frame=False).
-    See run_sweep for the options, the progress display, Ctrl-C, and for the checks."""
+    An unnamed dict sweep gets a folder named after its content, so running it again reuses its
+    results; overwrite=True deletes a folder's previous results first. See run_sweep for the
+    options, the progress display, Ctrl-C, and for the checks."""
     return run_sweep(sweep, out, threads, resume, profile, set, quiet, progress, name, checkpoint_every,
-                     columns=columns, frame=frame, **fields)[0]
+                     overwrite=overwrite, columns=columns, frame=frame, **fields)[0]
 
 
 def limits():

@@ -119,7 +119,7 @@ def test_run_sweep_returns_the_checks(sweep, tmp_path):
 def test_existing_results_need_resume_and_set_overrides(sweep, tmp_path):
     out = tmp_path / "out"
     sl.run(sweep, out=out)
-    with pytest.raises(ValueError, match="resume"):
+    with pytest.raises(ValueError, match=r"resume=True.*overwrite=True.*out="):
         sl.run(sweep, out=out)
     assert sl.run(sweep, out=out, resume=True, set={"runs": 5})["count"].tolist() == [5, 5]
     other = sl.run(sweep, out=tmp_path / "n100", set=["N=100"], columns="all")

@@ -1,6 +1,7 @@
-"""Sweeps from Python: a dict or keywords run exactly as the same sweep written to a file; progress
-reaches a callback; Ctrl-C and a failing callback stop the run with everything recorded, and
-resume=True finishes it; messages name Python arguments and the dict's keys."""
+"""Sweeps from Python: a dict or keywords run exactly as the same sweep written to a file; an
+unnamed dict finds its own results again and a changed one gets its own folder; overwrite=True runs
+again; progress reaches a callback; Ctrl-C and a failing callback stop the run with
+everything recorded, and resume=True finishes it; messages name Python arguments and the dict's keys."""
 import os
 import re
 import signal
@@ -26,6 +27,11 @@ def same(a, b):
     assert list(a) == list(b)
     for k in a:
         assert np.array_equal(a[k], b[k]), k
+
+
+def counter():
+    calls = []
+    return calls, lambda done, total, eta: calls.append(done)
 
 
 def test_toml_text_round_trips_through_a_toml_parser():
@@ -54,10 +60,71 @@ def test_default_folder_is_named_after_the_sweep(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     sl.run(SWEEP, name="mine", progress=False)
     assert (tmp_path / "results" / "mine" / "summary.csv").is_file()
-    with pytest.raises(ValueError, match="resume=True"):  # the folder holds results: named in Python terms
+    # A named sweep's folder that holds results: refused, with the ways on named in Python terms.
+    with pytest.raises(ValueError, match=r"already holds results: pass resume=True .*overwrite=True .*out="):
         sl.run(SWEEP, name="mine", progress=False)
     with pytest.raises(ValueError, match="plain name"):
         sl.run(SWEEP, name="../elsewhere", progress=False)
+
+
+def test_the_same_dict_reuses_its_folder_and_a_changed_one_gets_its_own(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    calls, progress = counter()
+    first = sl.run(SWEEP, progress=progress)
+    assert len(calls) == TOTAL
+    [folder] = (tmp_path / "results").iterdir()
+    assert re.fullmatch(r"sweep-[0-9a-f]{10}", folder.name) and first.attrs["out"] == f"results/{folder.name}"
+    calls.clear()
+    again = sl.run(SWEEP, progress=progress)  # the cell run again: its results, no task run
+    assert calls == [] and again.attrs["tasks_run"] == 0 and again.attrs["tasks_skipped"] == TOTAL
+    same(first, again)
+    assert len(sl.load_results(folder)) == TOTAL
+    keywords = sl.run(progress=progress, **SWEEP)  # the same keys as keywords: the same sweep
+    assert calls == [] and keywords.attrs["out"] == first.attrs["out"]
+    # A changed dict, profile or set is another sweep, in a folder of its own.
+    fewer = sl.run({**SWEEP, "runs": 2}, progress=progress)
+    assert len(calls) == 4 * 2 and fewer["count"].tolist() == [2] * 4
+    other = sl.run(SWEEP, set={"N": 60}, progress=False)
+    assert other.attrs["tasks_run"] == TOTAL
+    assert len({first.attrs["out"], fewer.attrs["out"], other.attrs["out"]}) == 3
+    assert len(list((tmp_path / "results").iterdir())) == 3
+    assert len(sl.load_results(folder)) == TOTAL  # nothing mixed into the first folder
+
+
+def test_an_interrupted_dict_sweep_is_finished_by_running_it_again(tmp_path):
+    def stop_at_five(done, total, eta):
+        if done == 5:
+            raise OverflowError("enough")
+
+    with pytest.raises(OverflowError):
+        sl.run(SWEEP, out=tmp_path / "i", threads=1, progress=stop_at_five)
+    calls, progress = counter()
+    table = sl.run(SWEEP, out=tmp_path / "i", threads=1, progress=progress)  # no resume=True needed
+    assert calls == list(range(6, TOTAL + 1)) and table["count"].tolist() == [3] * 4
+
+
+def test_overwrite_runs_again_and_a_changed_dict_is_refused_without_it(tmp_path):
+    out = tmp_path / "o"
+    first = sl.run(SWEEP, out=out, progress=False)
+    changed = {**SWEEP, "seed": 12}
+    with pytest.raises(ValueError, match=r"holds the outputs of sweep .*choose another out=, or pass overwrite=True"):
+        sl.run(changed, out=out, progress=False)
+    assert len(sl.load_results(out)) == TOTAL  # refused: untouched
+    calls, progress = counter()
+    table = sl.run(changed, out=out, overwrite=True, progress=progress)
+    assert len(calls) == TOTAL and table.attrs["tasks_run"] == TOTAL
+    assert sorted({t["params"]["seed"] for t in sl.load_results(out)}) == [12]
+    assert not np.array_equal(table["error"], first["error"])
+    calls.clear()
+    again = sl.run(changed, out=out, overwrite=True, progress=progress)  # recomputed, to the same numbers
+    assert len(calls) == TOTAL and len(sl.load_results(out)) == TOTAL
+    same(table, again)
+    sl.run(SWEEP, name="mine", out=tmp_path / "n", progress=False)
+    calls.clear()
+    sl.run(SWEEP, name="mine", out=tmp_path / "n", overwrite=True, progress=progress)
+    assert len(calls) == TOTAL
+    with pytest.raises(ValueError, match="give one of them"):
+        sl.run(SWEEP, out=out, overwrite=True, resume=True)
 
 
 def test_progress_reaches_a_callable(tmp_path):
