@@ -233,11 +233,11 @@ def _folder_terms(message):
 
 
 class _Bar:
-    """Progress in a notebook or a terminal: tqdm when installed, else a line on sys.stderr
-    redrawn at most every half second."""
+    """Progress in a notebook or a terminal: tqdm when installed, else one plain line on
+    sys.stderr, redrawn in place (a carriage return) at most every half second."""
 
     def __init__(self, label):
-        self.label, self.bar, self.last = label, None, 0.0
+        self.label, self.bar, self.last, self.open = label, None, 0.0, False
         try:
             from tqdm.auto import tqdm
             self.tqdm = tqdm
@@ -259,12 +259,24 @@ class _Bar:
             return
         self.last = now
         eta = "?" if math.isnan(seconds_left) else f"{seconds_left:.0f}s"
-        end = "\n" if done >= total else ""
-        print(f"\r{self.label}: {done}/{total} tasks, ETA {eta}   ", end=end, file=sys.stderr, flush=True)
+        self.open = done < total
+        print(f"\r{self.label}: {done}/{total} tasks, ETA {eta}   ", end="" if self.open else "\n",
+              file=sys.stderr, flush=True)
+
+    def reused(self, total, out):
+        import sys
+
+        print(f"{self.label}: all {total} tasks already done in {out}; nothing to run "
+              f"(overwrite=True runs them again)", file=sys.stderr, flush=True)
 
     def close(self):
+        import sys
+
         if self.bar is not None:
             self.bar.close()
+        if self.open:  # a run stopped part way: the line ends where it was
+            print(file=sys.stderr, flush=True)
+            self.open = False
 
 
 def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
@@ -290,13 +302,13 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes; 0:
     never) and `resume=True` goes on from it, as the command line's --checkpoint-every.
 
-    Progress: `progress=None` shows a tqdm bar when tqdm is installed; True shows one (or a plain
-    line without tqdm); False nothing; a callable is called as progress(done, total, seconds_left)
-    after each task (seconds_left: NaN while unknown); `quiet=False` also prints the command
-    line's progress on the process's stderr. Ctrl-C stops the run: no task starts any more, the
-    running ones finish and are recorded, and KeyboardInterrupt is raised; run again (with
-    resume=True for a named sweep) to finish. An exception raised by the callable stops the run
-    the same way.
+    Progress: `progress=None` (or True) shows a tqdm bar when tqdm is installed, else a plain line on
+    stderr (also in a notebook), and says so when every task was already done; False shows nothing;
+    a callable is called as progress(done, total, seconds_left) after each task (seconds_left: NaN
+    while unknown); `quiet=False` also prints the command line's progress on the process's stderr.
+    Ctrl-C stops the run: no task starts any more, the running ones finish and are recorded, and
+    KeyboardInterrupt is raised; run again (with resume=True for a named sweep) to finish. An
+    exception raised by the callable stops the run the same way.
 
     table: one row per grid point in grid order. columns="main" (the default) keeps the swept
     parameters (`part` first for a sweep of parts), each scalar metric's mean, and count (runs
@@ -344,7 +356,7 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         callback = None
     else:
         bar = _Bar(label)
-        callback = bar if (progress is True or bar.tqdm is not None) else None
+        callback = bar
     try:
         res = _core.run_sweep(path, text, folder, int(threads), bool(resume), profile, sets, bool(quiet), callback,
                               "" if checkpoint_every is None else _duration(checkpoint_every))
@@ -359,6 +371,8 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         if res["interrupted"]:
             raise KeyboardInterrupt(message)
         raise RuntimeError(message)
+    if bar is not None and res["tasks_run"] == 0 and res["tasks_total"] > 0:
+        bar.reused(res["tasks_total"], res["out_dir"])
     return _table(res, columns, frame), list(res["checks"])
 
 

@@ -1,10 +1,11 @@
 """Sweeps from Python: a dict or keywords run exactly as the same sweep written to a file; an
 unnamed dict finds its own results again and a changed one gets its own folder; overwrite=True runs
-again; progress reaches a callback; Ctrl-C and a failing callback stop the run with
+again; progress reaches a callback or a plain line; Ctrl-C and a failing callback stop the run with
 everything recorded, and resume=True finishes it; messages name Python arguments and the dict's keys."""
 import os
 import re
 import signal
+import sys
 import tomllib
 
 import numpy as np
@@ -125,6 +126,21 @@ def test_overwrite_runs_again_and_a_changed_dict_is_refused_without_it(tmp_path)
     assert len(calls) == TOTAL
     with pytest.raises(ValueError, match="give one of them"):
         sl.run(SWEEP, out=out, overwrite=True, resume=True)
+
+
+def test_without_tqdm_progress_is_a_plain_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # `from tqdm.auto import tqdm` raises ImportError
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    sl.run(SWEEP, out=tmp_path / "p", threads=1)
+    err = capsys.readouterr().err
+    name = re.search(r"(sweep-[0-9a-f]{10}): ", err).group(1)
+    assert f"\r{name}: {TOTAL}/{TOTAL} tasks, ETA " in err and err.endswith("\n") and err.count("\n") == 1
+    sl.run(SWEEP, out=tmp_path / "p")  # nothing to run: says so, where
+    assert capsys.readouterr().err == (f"{name}: all {TOTAL} tasks already done in {tmp_path / 'p'}; nothing to "
+                                       f"run (overwrite=True runs them again)\n")
+    sl.run(SWEEP, out=tmp_path / "p", progress=False)
+    sl.run({**SWEEP, "runs": 1}, out=tmp_path / "q", progress=False)
+    assert capsys.readouterr().err == ""
 
 
 def test_progress_reaches_a_callable(tmp_path):
