@@ -83,8 +83,9 @@ def clear(folder):
                          and not (n in _FOLDERS and (stat.S_ISDIR(mode) or stat.S_ISLNK(mode))))
         if strange:
             shown = ", ".join(strange[:5]) + (", ..." if len(strange) > 5 else "")
-            _refuse(folder, f"holds {shown}, which a scalinglab run does not write: remove {'it' if len(strange) == 1 else 'them'} "
-                            f"yourself or choose another out=")
+            them = "it" if len(strange) == 1 else "them"
+            _refuse(folder, f"holds {shown}, which a scalinglab run does not write: remove {them} yourself "
+                            f"or choose another out=")
         _check_run_json(fd, folder)
         lock = _lock(fd, folder)
         try:
@@ -92,7 +93,10 @@ def clear(folder):
                 if name == _LOCK:
                     continue
                 if stat.S_ISDIR(mode):  # checkpoints/: removed without following any link inside
-                    shutil.rmtree(os.path.join(folder, name))
+                    try:
+                        shutil.rmtree(name, dir_fd=fd)  # Python 3.11: relative to the folder held open
+                    except TypeError:
+                        shutil.rmtree(os.path.join(folder, name))
                 else:
                     os.unlink(name, dir_fd=fd)  # a link goes as a link
         finally:

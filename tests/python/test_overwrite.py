@@ -24,10 +24,12 @@ def done(tmp_path):
 
 def test_a_run_folder_is_emptied_and_run_again(done):
     assert {"results.jsonl", "summary.csv", "run.json", "sweep.toml", "checks.json"} <= set(files(done))
+    (done / "checkpoints" / "task").mkdir(parents=True)  # as a long task's saved state
+    (done / "checkpoints" / "task" / "state.bin").write_bytes(b"\0")
     table = sl.run(SWEEP, out=done, overwrite=True, progress=False, columns="all")
     assert table["N"].tolist() == [100, 100] and table.attrs["tasks_run"] == 2
     assert {t["params"]["N"] for t in sl.load_results(done)} == {100}
-    assert ".lock" not in files(done)
+    assert ".lock" not in files(done) and "checkpoints" not in files(done)
 
 
 def test_missing_and_empty_folders_are_simply_run_into(tmp_path):
