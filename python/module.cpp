@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -131,12 +132,14 @@ py::list table_columns(const Table& t) {
 // seconds_left)) is called after each task with the GIL held; Ctrl-C (seen when a task finishes on
 // the calling thread, the only one Python delivers signals to) or an exception from `progress`
 // stops the run: running tasks finish and are recorded, then KeyboardInterrupt or that exception
-// is raised. Returns {"columns", "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
+// is raised. Returns {"columns", "axes" (the swept parameters, `part` first for a sweep of parts),
+// "metrics" (the scalar metrics), "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
 py::dict run_sweep_py(const std::string& path, const std::string& text, const std::string& out_dir, int threads,
                       bool resume, const std::string& profile, const std::vector<std::string>& sets, bool quiet,
                       py::object progress, const std::string& checkpoint_every) {
   RunOutcome outcome;
   Table table;
+  std::vector<std::string> axes;  // the swept parameters, for the table's default columns
   bool interrupted = false;
   std::string stopped;
   std::unique_ptr<py::error_already_set> callback_error;
@@ -145,6 +148,13 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
     const Sweep sweep = text.empty() ? load_sweep(path, profile, sets)
                                      : parse_sweep(text, path, profile, sets, builtin_registry());
     require_known_profile(sweep, profile);
+    if (!sweep.parts.empty()) axes.push_back("part");
+    for (const auto& axis : sweep.grid) {
+      axes.push_back(axis.name);
+      for (const auto& set : axis.linked)  // a linked axis sweeps every parameter it sets
+        for (const auto& [name, value] : set)
+          if (std::find(axes.begin(), axes.end(), name) == axes.end()) axes.push_back(name);
+    }
     RunOptions opts;
     opts.out_dir = out_dir;
     opts.threads = threads;
@@ -188,7 +198,8 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
   if (!stopped.empty()) return py::dict("stopped"_a = stopped, "interrupted"_a = interrupted);
   py::list checks;
   for (const auto& c : outcome.checks) checks.append(to_py(c.to_json()));
-  return py::dict("columns"_a = table_columns(table), "checks"_a = checks, "out_dir"_a = outcome.out_dir,
+  return py::dict("columns"_a = table_columns(table), "axes"_a = axes, "metrics"_a = table.metric_names,
+                  "checks"_a = checks, "out_dir"_a = outcome.out_dir,
                   "tasks_total"_a = outcome.tasks_total, "tasks_run"_a = outcome.tasks_run,
                   "tasks_skipped"_a = outcome.tasks_skipped);
 }

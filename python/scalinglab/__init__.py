@@ -10,9 +10,12 @@ command line uses): a bad parameter raises ValueError naming it.
     >>> print(sl.describe_text("memory.error"))            # parameters, defaults, ranges, metrics
     >>> sl.eval("memory.error", N=100, d=64, T=float("inf"), scheme="q0", runs=10, seed=1)
     {'measure': 'memory.error', 'params': {...}, 'metrics': {'error': {'mean': ..., ...}, ...}}
-    >>> table = sl.run("experiments/cabannes2023/fig1-left.toml", out="/tmp/fig1", profile="quick")
-    >>> sl.to_pandas(table)
-    >>> fig = sl.plot(table, x="d", y="error", series="T", log="xy")   # matplotlib, imported then
+    >>> error = sl.eval("memory.error", N=100, d=64, runs=10)["metrics"]["error"]
+    >>> error.mean, error.sem                   # also error["mean"]; float(error) is the mean
+    >>> df = sl.run("experiments/cabannes2023/fig1-left.toml", out="/tmp/fig1", profile="quick")
+    >>> df                                      # a DataFrame: the swept parameters, the metrics' means, count
+    >>> sl.run(..., columns="all")              # every column of summary.csv (std, sem, fixed parameters)
+    >>> fig = sl.plot("/tmp/fig1", x="d", y="error", series="T", log="xy")   # matplotlib, imported then
 
 See docs/python.md for the full guide.
 """
@@ -25,13 +28,16 @@ import os
 
 import numpy as np
 
+from . import _folder, _sweep_toml
 from . import _scalinglab as _core
+from ._metric import Estimate, Exact, Metric
 
 __version__ = _core.__version__
 
 __all__ = [
-    "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "sweep_toml", "to_pandas",
-    "load_results", "fit", "predict", "frontier", "extrapolate", "Extrapolation", "limits", "set_limits", "plot",
+    "measures", "describe", "describe_text", "measure", "eval", "Metric", "Exact", "Estimate", "run", "run_sweep",
+    "sweep_toml", "to_pandas", "load_results", "fit", "predict", "frontier", "extrapolate", "Extrapolation", "limits",
+    "set_limits", "plot",
 ]
 
 _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
@@ -69,11 +75,11 @@ def _number(value):
 
 
 def _metric(value):
-    if isinstance(value, dict):  # runs > 1: {"mean", "std", "sem", "count"}
-        return {k: _number(value[k]) for k in ("mean", "std", "sem", "count") if k in value}
+    if isinstance(value, dict):  # a stochastic measure's: {"mean", "std", "sem", "count"} over the runs
+        return Estimate({k: _number(value[k]) for k in ("mean", "std", "sem", "count") if k in value})
     if isinstance(value, list):  # a series
         return [_number(v) for v in value]
-    return _number(value)
+    return Exact(_number(value))  # a deterministic measure's number
 
 
 def _param(value):
@@ -133,10 +139,12 @@ def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
 
     Keywords are the measure's parameters (see describe_text(measure)), given as Python values
     (numbers, float("inf"), strings, booleans) or as the text of the command line ("d/8", "inf").
-    `runs=R` averages R runs. A scalar metric of a stochastic measure is {"mean", "std", "sem",
-    "count"} whatever R is (std and sem 0 for one run); one of a deterministic measure (theory,
-    describe(measure)["deterministic"]) is a number; series are lists (mean per index). `seed` keys the random streams, so a result is reproducible.
-    `threads` is not a parameter: the number of worker threads (0: all cores).
+    `runs=R` averages R runs. A scalar metric of a stochastic measure is an Estimate, the dict
+    {"mean", "std", "sem", "count"} whatever R is (std and sem 0 for one run); one of a deterministic
+    measure (theory, describe(measure)["deterministic"]) is an Exact, a float. Both read alike:
+    m.mean, m.std, m.sem, m.count, m["mean"], and float(m) is the mean (std, sem 0 and count 1 for
+    an Exact). Series are lists (mean per index). `seed` keys the random streams, so a result is
+    reproducible. `threads` is not a parameter: the number of worker threads (0: all cores).
 
     This is `scalinglab eval MEASURE k=v ... --json`, with inf as float("inf"), null as nan, and
     params and metrics in declaration order. Raises ValueError naming a bad parameter.
@@ -156,62 +164,46 @@ def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
 
 # ---- sweeps ----------------------------------------------------------------------------------
 
-def _table(columns):
-    return {name: np.asarray(values, dtype=_DTYPES[kind]) for name, kind, values in columns}
+def _select(columns, axes, metrics, which):
+    """The names of the table's columns that `which` keeps, in the table's order for "all" and a
+    list, else: the swept parameters, the metrics' means, and count unless every mean is of one run."""
+    names = [name for name, _, _ in columns]
+    if isinstance(which, str) and which == "all":
+        return names
+    if isinstance(which, str) and which == "main":
+        count = next(values for name, _, values in columns if name == "count")
+        return ([a for a in axes if a in names] + [m for m in metrics if m in names] +
+                ([] if all(c == 1 for c in count) else ["count"]))
+    if isinstance(which, (list, tuple)) and all(isinstance(c, str) for c in which):
+        unknown = [c for c in which if c not in names]
+        if unknown:
+            raise ValueError(f"run: columns={list(which)!r}: no column {', '.join(map(repr, unknown))} "
+                             f"(the table has {', '.join(names)})")
+        return list(which)
+    raise ValueError(f"run: columns={which!r}: expected \"main\", \"all\" or a list of column names")
 
 
-def _toml_key(key):
-    import re
+def _table(res, which, frame):
+    """The aggregated table of a run: a DataFrame (the columns `which` keeps) when pandas is there
+    and frame is true, else a dict of numpy arrays."""
+    columns = res["columns"]
+    keep = _select(columns, res["axes"], res["metrics"], which)
+    kinds = {name: (kind, values) for name, kind, values in columns}
+    table = {name: np.asarray(kinds[name][1], dtype=_DTYPES[kinds[name][0]]) for name in keep}
+    if not (frame and _has_pandas()):
+        return table
+    import pandas as pd
 
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
-
-
-def _toml_value(value, where):
-    """A Python value as a TOML value: numbers, strings, booleans, lists, inline tables."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        f = float(value)
-        if math.isnan(f):
-            raise ValueError(f"{where}: nan is not a parameter value")
-        return ('"inf"' if f > 0 else '"-inf"') if math.isinf(f) else repr(f)
-    if isinstance(value, str):
-        return json.dumps(value)  # TOML basic strings take JSON's escapes
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml_value(v, f'{where}.{k}')}"
-                               for k, v in value.items()) + "}"
-    raise TypeError(f"{where}: a sweep value must be a number, string, bool, list or dict, "
-                    f"not {type(value).__name__}")
+    df = pd.DataFrame(table, columns=keep)
+    df.attrs.update(out=res["out_dir"], tasks_run=res["tasks_run"], tasks_skipped=res["tasks_skipped"])
+    return df
 
 
 def sweep_toml(sweep):
     """The TOML text of a sweep given as a dict (the keys of a sweep file, docs/sweeps.md):
     top-level values first, then one [table] per dict ("params", "grid", "plot", "profile"),
     then one [[table]] per list of dicts ("check", "part")."""
-    if not isinstance(sweep, dict):
-        raise TypeError(f"a sweep is a dict or a path to a sweep file, not {type(sweep).__name__}")
-    top, tables, arrays = [], [], []
-    for key, value in sweep.items():
-        key = str(key)
-        if isinstance(value, dict):
-            tables.append((key, value))
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
-            arrays.append((key, value))
-        else:
-            top.append(f"{_toml_key(key)} = {_toml_value(value, key)}")
-    lines = top
-    for key, table in tables:
-        lines += ["", f"[{_toml_key(key)}]"]
-        lines += [f"{_toml_key(str(k))} = {_toml_value(v, f'{key}.{k}')}" for k, v in table.items()]
-    for key, items in arrays:
-        for n, table in enumerate(items):
-            lines += ["", f"[[{_toml_key(key)}]]"]
-            lines += [f"{_toml_key(str(k))} = {_toml_value(v, f'{key}[{n}].{k}')}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
+    return _sweep_toml.toml_text(sweep)[0]
 
 
 # CLI options of `run` -> keywords of scalinglab.run, for its messages.
@@ -227,12 +219,25 @@ def _run_terms(message):
     return re.sub(r"--[a-z][a-z-]*", lambda m: _RUN_KEYWORDS.get(m.group(0), m.group(0)), message)
 
 
+def _folder_terms(message):
+    """The command line's advice about a folder already used, with overwrite=True added (Python has
+    it, the command line does not)."""
+    message = message.replace(
+        "already holds results: pass --resume to continue that run, or choose another --out",
+        "already holds results: pass resume=True to continue that run (the tasks done are kept), "
+        "overwrite=True to delete them and run again, or choose another out=")
+    if "holds the outputs of sweep" in message or "holds results of seed" in message:
+        message = message.replace(": choose another --out", ": choose another out=, or pass overwrite=True to "
+                                                            "delete those results")
+    return message
+
+
 class _Bar:
-    """Progress in a notebook or a terminal: tqdm when installed, else a line on sys.stderr
-    redrawn at most every half second."""
+    """Progress in a notebook or a terminal: tqdm when installed, else one plain line on
+    sys.stderr, redrawn in place (a carriage return) at most every half second."""
 
     def __init__(self, label):
-        self.label, self.bar, self.last = label, None, 0.0
+        self.label, self.bar, self.last, self.open = label, None, 0.0, False
         try:
             from tqdm.auto import tqdm
             self.tqdm = tqdm
@@ -254,41 +259,64 @@ class _Bar:
             return
         self.last = now
         eta = "?" if math.isnan(seconds_left) else f"{seconds_left:.0f}s"
-        end = "\n" if done >= total else ""
-        print(f"\r{self.label}: {done}/{total} tasks, ETA {eta}   ", end=end, file=sys.stderr, flush=True)
+        self.open = done < total
+        print(f"\r{self.label}: {done}/{total} tasks, ETA {eta}   ", end="" if self.open else "\n",
+              file=sys.stderr, flush=True)
+
+    def reused(self, total, out):
+        import sys
+
+        print(f"{self.label}: all {total} tasks already done in {out}; nothing to run "
+              f"(overwrite=True runs them again)", file=sys.stderr, flush=True)
 
     def close(self):
+        import sys
+
         if self.bar is not None:
             self.bar.close()
+        if self.open:  # a run stopped part way: the line ends where it was
+            print(file=sys.stderr, flush=True)
+            self.open = False
 
 
 def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-              progress=None, name=None, checkpoint_every=None, **fields):
+              progress=None, name=None, checkpoint_every=None, *, overwrite=False, columns="main", frame=True,
+              **fields):
     """Runs a sweep; returns (table, checks).
 
     `sweep` is the path of a sweep file, or a dict with a sweep file's keys ({"measure": ...,
     "params": {...}, "grid": {...}, "runs": 10, "check": [{...}], ...}, docs/sweeps.md); the keys may
-    also come as keywords: run_sweep(measure="memory.error", grid={"d": [64, 256]}, runs=5). A dict
-    sweep is named `name` (default "sweep"), which names its default results folder.
+    also come as keywords: run_sweep(measure="memory.error", grid={"d": [64, 256]}, runs=5).
 
-    Same as `scalinglab run`: results go to `out` (default results/<name>, relative to the working
-    directory) as results.jsonl, summary.csv, plot and checks.json. An existing results directory
-    is an error unless `resume=True` (tasks already done are kept). `profile` applies the sweep's
-    [profile.NAME] overrides; `set` overrides fixed parameters, runs or seed, as a dict {"N": 200}
-    or a list ["N=200"]. `threads=0` uses all cores. Long tasks (factor.train) save their whole state
-    into out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes;
-    0: never) and `resume=True` goes on from it, as the command line's --checkpoint-every.
+    Folders: results go to `out` (relative to the working directory) as results.jsonl, summary.csv,
+    plot and checks.json, as with `scalinglab run`. A sweep file's default is results/<file stem>.
+    A dict sweep given a `name` is results/<name>; one without is named after its content,
+    sweep-<hash of its TOML text, profile and set> (results/sweep-3f9a0c12de), so running the same
+    dict again reuses its results (the tasks done are not run again; unfinished ones are run), and a
+    changed dict gets a folder of its own. Otherwise a folder that already holds results is an error
+    unless `resume=True` (the tasks done are kept, the rest run) or `overwrite=True` (the folder's
+    previous results are deleted first; only a folder holding nothing but a run's outputs, never
+    through a symbolic link). `profile` applies the sweep's [profile.NAME] overrides; `set`
+    overrides fixed parameters, runs or seed, as a dict {"N": 200} or a list ["N=200"].
+    `threads=0` uses all cores. Long tasks (factor.train) save their whole state into
+    out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes; 0:
+    never) and `resume=True` goes on from it, as the command line's --checkpoint-every.
 
-    Progress: `progress=None` shows a tqdm bar when tqdm is installed; True shows one (or a plain
-    line without tqdm); False nothing; a callable is called as progress(done, total, seconds_left)
-    after each task (seconds_left: NaN while unknown); `quiet=False` also prints the command
-    line's progress on the process's stderr. Ctrl-C stops the run: no task starts any more, the
-    running ones finish and are recorded, and KeyboardInterrupt is raised; run again with
-    resume=True to finish. An exception raised by the callable stops the run the same way.
+    Progress: `progress=None` (or True) shows a tqdm bar when tqdm is installed, else a plain line on
+    stderr (also in a notebook), and says so when every task was already done; False shows nothing;
+    a callable is called as progress(done, total, seconds_left) after each task (seconds_left: NaN
+    while unknown); `quiet=False` also prints the command line's progress on the process's stderr.
+    Ctrl-C stops the run: no task starts any more, the running ones finish and are recorded, and
+    KeyboardInterrupt is raised; run again (with resume=True for a named sweep) to finish. An
+    exception raised by the callable stops the run the same way.
 
-    table: dict column -> numpy array, one row per grid point in grid order, columns as in
-    summary.csv: every parameter (int64, float64 with inf, or object for choices), then for each
-    scalar metric m: m (mean over runs), m_std, m_sem; then count (int64).
+    table: one row per grid point in grid order. columns="main" (the default) keeps the swept
+    parameters (`part` first for a sweep of parts), each scalar metric's mean, and count (runs
+    present) unless every mean is of one run; columns="all" keeps every column of summary.csv in
+    its order: every parameter (int64, float64 with inf, or object for choices), then for each
+    scalar metric m: m (mean over runs), m_std, m_sem; then count (int64); a list of names keeps
+    those. A pandas DataFrame (its attrs hold "out", the results folder, and "tasks_run",
+    "tasks_skipped"); a dict of numpy arrays with frame=False or without pandas.
     checks: list of {"claim", "kind", "passed", "measured", "expected"}.
     """
     if sweep is None and not fields:
@@ -297,14 +325,30 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     if sweep is not None and fields:
         raise TypeError(f"run: give the sweep either as {type(sweep).__name__} or as keywords, not both "
                         f"(got keywords {', '.join(sorted(fields))})")
+    if overwrite and resume:
+        raise ValueError("run: resume=True keeps the results that overwrite=True deletes: give one of them")
+    if not (columns in ("main", "all") if isinstance(columns, str) else
+            isinstance(columns, (list, tuple)) and all(isinstance(c, str) for c in columns)):
+        raise ValueError(f"run: columns={columns!r}: expected \"main\", \"all\" or a list of column names")
+    profile = profile or ""
+    sets = _assignments(set)
+    spec = spans = None
     if sweep is None or isinstance(sweep, dict):
-        text = sweep_toml(fields if sweep is None else sweep)
-        label = name or "sweep"
-        if not label.replace("-", "").replace("_", "").replace(".", "").isalnum():
-            raise ValueError(f"run: name={label!r} must be a plain name (letters, digits, - _ .)")
+        spec = fields if sweep is None else sweep
+        text, spans = _sweep_toml.toml_text(spec)
+        if name is None:  # named by its content: the same dict finds its results again
+            label = "sweep-" + _sweep_toml.digest(text, profile, sets)
+            resume = True
+        else:
+            label = name
+            if not isinstance(label, str) or not label.replace("-", "").replace("_", "").replace(".", "").isalnum():
+                raise ValueError(f"run: name={label!r} must be a plain name (letters, digits, - _ .)")
         path = f"{label}.toml"
     else:
         text, path, label = "", os.fspath(sweep), os.path.splitext(os.path.basename(os.fspath(sweep)))[0]
+    folder = os.path.join("results", label) if out is None else os.fspath(out)
+    if overwrite:
+        _folder.clear(folder)
     bar = None
     if callable(progress):
         callback = progress
@@ -312,13 +356,13 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         callback = None
     else:
         bar = _Bar(label)
-        callback = bar if (progress is True or bar.tqdm is not None) else None
+        callback = bar
     try:
-        res = _core.run_sweep(path, text, "" if out is None else os.fspath(out), int(threads), bool(resume),
-                              profile or "", _assignments(set), bool(quiet), callback,
+        res = _core.run_sweep(path, text, folder, int(threads), bool(resume), profile, sets, bool(quiet), callback,
                               "" if checkpoint_every is None else _duration(checkpoint_every))
     except ValueError as e:
-        raise ValueError(_run_terms(str(e))) from None
+        message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
+        raise ValueError(_run_terms(_folder_terms(message))) from None
     finally:
         if bar is not None:
             bar.close()
@@ -327,16 +371,22 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         if res["interrupted"]:
             raise KeyboardInterrupt(message)
         raise RuntimeError(message)
-    return _table(res["columns"]), list(res["checks"])
+    if bar is not None and res["tasks_run"] == 0 and res["tasks_total"] > 0:
+        bar.reused(res["tasks_total"], res["out_dir"])
+    return _table(res, columns, frame), list(res["checks"])
 
 
 def run(sweep=None, /, out=None, threads=0, resume=False, profile="", set=None, quiet=True,  # noqa: A002
-        progress=None, name=None, checkpoint_every=None, **fields):
+        progress=None, name=None, checkpoint_every=None, *, overwrite=False, columns="main", frame=True,
+        **fields):
     """Runs a sweep (a file's path, a dict, or its keys as keywords) and returns the aggregated
-    table (dict of numpy arrays, ready for pandas.DataFrame). See run_sweep for the options, the
-    progress display, Ctrl-C, and for the checks."""
+    table: a pandas DataFrame of the swept parameters, the metrics' means and count (columns="all":
+    every column of summary.csv), or a dict of numpy arrays without pandas (or with frame=False).
+    An unnamed dict sweep gets a folder named after its content, so running it again reuses its
+    results; overwrite=True deletes a folder's previous results first. See run_sweep for the
+    options, the progress display, Ctrl-C, and for the checks."""
     return run_sweep(sweep, out, threads, resume, profile, set, quiet, progress, name, checkpoint_every,
-                     **fields)[0]
+                     overwrite=overwrite, columns=columns, frame=frame, **fields)[0]
 
 
 def limits():
@@ -358,10 +408,11 @@ def set_limits(max_points=None, max_tasks=None, max_memory=None, max_work=None):
 
 
 def to_pandas(table):
-    """The table of run() as a pandas DataFrame."""
+    """The table of run() as a pandas DataFrame with its columns in order: a DataFrame is returned as
+    it is, a dict of numpy arrays (frame=False, or a run without pandas) becomes one."""
     import pandas as pd
 
-    return pd.DataFrame(table)
+    return table if isinstance(table, pd.DataFrame) else pd.DataFrame(table, columns=list(table))
 
 
 def _declared(values, order):

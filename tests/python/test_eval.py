@@ -154,3 +154,27 @@ def test_skills_measures_take_lists_and_formulas():
     assert abs(thr["epsilon_star"] - 0.4294398) < 1e-7 and abs(thr["alpha"] - 0.56036) < 1e-5
     with pytest.raises(ValueError, match="eta"):
         sl.eval("skills.emergence", eta="exp(7*k)")  # reads an unknown variable
+
+
+def test_simulated_and_theory_metrics_read_alike():
+    err = sl.eval("memory.error", **POINT)["metrics"]["error"]
+    assert isinstance(err, sl.Estimate) and isinstance(err, sl.Metric) and isinstance(err, dict)
+    assert (err.mean, err.std, err.sem, err.count) == (err["mean"], err["std"], err["sem"], err["count"])
+    assert err == {k: err[k] for k in ("mean", "std", "sem", "count")}  # still the plain dict it was
+    assert float(err) == err["mean"] and f"{err:.6f}" == f"{err['mean']:.6f}"
+    assert err.std > 0 and err.sem == pytest.approx(err.std / math.sqrt(4))
+    assert repr(err) == repr(dict(err))
+    theory = sl.eval("memory.infinite_memory_error", alpha=2.0, N=100, T=1000)["metrics"]["error"]
+    assert isinstance(theory, sl.Exact) and isinstance(theory, sl.Metric) and isinstance(theory, float)
+    value = float(theory)
+    assert 0 < value < 1 and theory == value and repr(theory) == repr(value)
+    assert (theory.mean, theory.std, theory.sem, theory.count) == (value, 0.0, 0.0, 1)
+    assert theory["mean"] == value and theory["sem"] == 0.0
+    with pytest.raises(KeyError):
+        theory["median"]
+    # Code written for one reads the other: a mean and its error bar whatever the measure.
+    for m in (err, theory):
+        assert m.mean - 2 * m.sem <= float(m) <= m.mean + 2 * m.sem
+    assert json.loads(json.dumps({"e": err, "t": theory})) == {"e": dict(err), "t": value}
+    # A series stays a list.
+    assert isinstance(sl.eval("memory.matrix", N=20, d=8, T=100, runs=2, seed=1)["metrics"]["matrix"], list)

@@ -1,4 +1,5 @@
-"""scalinglab.run / run_sweep / load_results on a tiny sweep written to a temporary directory."""
+"""scalinglab.run / run_sweep / load_results on a tiny sweep written to a temporary directory: the
+table's columns (main view, all, without pandas), folders already holding results."""
 import math
 
 import numpy as np
@@ -34,7 +35,7 @@ def sweep(tmp_path):
 
 
 def test_run_returns_one_array_per_column(sweep, tmp_path):
-    table = sl.run(sweep, out=tmp_path / "out", threads=2)
+    table = sl.run(sweep, out=tmp_path / "out", threads=2, columns="all", frame=False)
     params = [p["name"] for p in sl.describe("memory.error")["params"] if p["name"] not in ("runs", "seed")]
     metrics = [m["name"] for m in sl.describe("memory.error")["metrics"] if not m["series"]]
     expect = params + [f"{m}{s}" for m in metrics for s in ("", "_std", "_sem")] + ["count"]
@@ -48,7 +49,7 @@ def test_run_returns_one_array_per_column(sweep, tmp_path):
 
 
 def test_run_means_agree_with_eval_at_the_same_seed(sweep, tmp_path):
-    table = sl.run(sweep, out=tmp_path / "out")
+    table = sl.run(sweep, out=tmp_path / "out", columns="all")
     for i, d in enumerate(table["d"]):
         point = sl.eval("memory.error", N=50, d=d, T="inf", scheme="q0", runs=3, seed=11)
         err = point["metrics"]["error"]
@@ -58,7 +59,7 @@ def test_run_means_agree_with_eval_at_the_same_seed(sweep, tmp_path):
 
 
 def test_table_loads_into_pandas_and_matches_summary_csv(sweep, tmp_path):
-    table = sl.run(sweep, out=tmp_path / "out")
+    table = sl.run(sweep, out=tmp_path / "out", columns="all", frame=False)
     df = sl.to_pandas(table)
     assert df.shape == (2, len(table))
     assert df.loc[df.d == 32, "error"].item() == table["error"][1]
@@ -66,6 +67,46 @@ def test_table_loads_into_pandas_and_matches_summary_csv(sweep, tmp_path):
     assert list(csv.columns) == list(df.columns)
     np.testing.assert_allclose(csv["error"], df["error"], rtol=1e-15)
     assert np.all(np.isinf(csv["T"]))
+
+
+def test_the_default_view_holds_the_swept_parameters_and_the_means(sweep, tmp_path):
+    two_axes = tmp_path / "two.toml"
+    two_axes.write_text(SWEEP.replace("d = [8, 32]", "d = [8, 32]\nM = [2, 5]"))
+    df = sl.run(two_axes, out=tmp_path / "out")
+    assert isinstance(df, pd.DataFrame)
+    metrics = [m["name"] for m in sl.describe("memory.error")["metrics"] if not m["series"]]
+    assert list(df.columns) == ["d", "M", *metrics, "count"]  # grid order, the metrics' means, the runs
+    assert df.attrs["out"] == str(tmp_path / "out") and df.attrs["tasks_run"] == 12
+    every = sl.run(two_axes, out=tmp_path / "out", resume=True, columns="all")
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert list(every.columns) == list(summary.columns) and len(every.columns) > 10
+    assert {"N", "T", "scheme", "error_std", "error_sem"} <= set(every.columns)
+    assert every.attrs["tasks_run"] == 0 and every.attrs["tasks_skipped"] == 12
+    pd.testing.assert_frame_equal(df, every[df.columns])
+    picked = sl.run(two_axes, out=tmp_path / "out", resume=True, columns=["error_sem", "d"])
+    assert list(picked.columns) == ["error_sem", "d"]
+    # Without pandas (or with frame=False): the same columns as a dict of numpy arrays.
+    plain = sl.run(two_axes, out=tmp_path / "out", resume=True, frame=False)
+    assert isinstance(plain, dict) and list(plain) == list(df.columns)
+    assert all(isinstance(v, np.ndarray) for v in plain.values())
+    np.testing.assert_array_equal(plain["error"], df["error"])
+    assert list(sl.to_pandas(plain).columns) == list(df.columns) and sl.to_pandas(df) is df
+    for bad in ["everything", ["nope"], 3]:
+        with pytest.raises(ValueError, match="columns="):
+            sl.run(two_axes, out=tmp_path / "out", resume=True, columns=bad)
+
+
+def test_count_is_left_out_when_every_mean_is_of_one_run(tmp_path):
+    path = tmp_path / "theory.toml"
+    path.write_text('measure = "memory.infinite_memory_error"\n[params]\nN = 100\n[grid]\nT = [10, 100, 1000]\n')
+    assert list(sl.run(path, out=tmp_path / "out").columns) == ["T", "error", "asymptote"]
+
+
+def test_table_without_pandas_is_a_dict_of_arrays(sweep, tmp_path, monkeypatch):
+    monkeypatch.setattr(sl, "_has_pandas", lambda: False)
+    table = sl.run(sweep, out=tmp_path / "out")
+    assert isinstance(table, dict) and list(table)[:2] == ["d", "error"] and list(table)[-1] == "count"
+    assert table["d"].dtype == np.int64 and table["count"].tolist() == [3, 3]
 
 
 def test_run_sweep_returns_the_checks(sweep, tmp_path):
@@ -78,10 +119,10 @@ def test_run_sweep_returns_the_checks(sweep, tmp_path):
 def test_existing_results_need_resume_and_set_overrides(sweep, tmp_path):
     out = tmp_path / "out"
     sl.run(sweep, out=out)
-    with pytest.raises(ValueError, match="resume"):
+    with pytest.raises(ValueError, match=r"resume=True.*overwrite=True.*out="):
         sl.run(sweep, out=out)
     assert sl.run(sweep, out=out, resume=True, set={"runs": 5})["count"].tolist() == [5, 5]
-    other = sl.run(sweep, out=tmp_path / "n100", set=["N=100"])
+    other = sl.run(sweep, out=tmp_path / "n100", set=["N=100"], columns="all")
     assert other["N"].tolist() == [100, 100]
 
 
@@ -135,7 +176,7 @@ params = { batch = "inf", steps = 20, lr = 10 }
 def test_run_with_parts_gives_one_table_with_a_part_column(tmp_path):
     path = tmp_path / "parts.toml"
     path.write_text(PARTS)
-    frame = pd.DataFrame(sl.run(path, out=tmp_path / "out", threads=2))
+    frame = sl.run(path, out=tmp_path / "out", threads=2, columns="all")
     assert list(frame.columns[:2]) == ["part", "N"]
     assert frame["part"].tolist() == ["q0", "q0", "sgd", "sgd"]
     # A parameter of one part only is NaN (numbers) or "" (choices) on the other part's rows.
@@ -146,6 +187,9 @@ def test_run_with_parts_gives_one_table_with_a_part_column(tmp_path):
     on_disk = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert on_disk["part"].tolist() == frame["part"].tolist()
     np.testing.assert_allclose(on_disk["error"], frame["error"], rtol=1e-12)
+    main = sl.run(path, out=tmp_path / "out", resume=True)  # the parts, the grid axis, the metrics' means
+    assert list(main.columns[:3]) == ["part", "d", "error"] and main.columns[-1] == "count"
+    assert not any(c.endswith(("_std", "_sem")) for c in main.columns) and "lr" not in main.columns
 
 
 def test_limits_refuse_before_running_and_can_be_raised(tmp_path):
