@@ -1,7 +1,7 @@
 """scalinglab.plot: a sweep's table drawn with matplotlib, in the style of the lab's gnuplot figures.
 
     >>> import scalinglab as sl
-    >>> table = sl.run({...}, out="/tmp/run")
+    >>> table = sl.run({...}, out="/tmp/run", columns="all")   # "all": the m_sem columns of the bands
     >>> fig = sl.plot(table, x="d", y="error", series="T", log="xy")
     >>> fig = sl.plot("/tmp/run")            # a results directory: its [plot] table gives the defaults
 
@@ -620,6 +620,11 @@ def plot(data, x=None, y=None, series=None, *, log=None, band=None, where=None, 
         said.append("not shown: " + "; ".join(f"{_plural(count)} with {reason}" for reason, count in drops.items()))
     if band_cut:
         said.append(f"band cut at mean/3 at {_plural(band_cut)} (log y axis)")
+    # A table of run()'s default columns has the means only: say why no band is drawn.
+    from_run = bool(getattr(data, "attrs", None) and data.attrs.get("out"))
+    unbanded = sorted({f"{c.metric}_{band}" for c in drawn if not c.theory and f"{c.metric}_{band}" not in columns})
+    if from_run and band != "none" and unbanded:
+        said.append(f"no band: the table has no {', '.join(unbanded)} (run(..., columns=\"all\") or plot the results folder)")
     if said:
         notes.append("; ".join(said))
     if not kept_curves:

@@ -397,3 +397,19 @@ def test_lines_added_later_join_the_legend():
     assert notes(fig) == ["not shown: 1 point with error = 0 (log y axis)"]  # the note drawn once
     with pytest.raises(ValueError, match="scalinglab.plot"):
         update_legend(plt.figure())
+
+
+def test_a_table_of_means_only_says_why_it_has_no_band(tmp_path):
+    pd = pytest.importorskip("pandas")
+    sweep = {k: v for k, v in SWEEP.items() if k != "plot"}
+    main = sl.run(sweep, out=tmp_path / "r", progress=False)  # default columns: the means only
+    assert isinstance(main, pd.DataFrame) and "error_sem" not in main.columns
+    fig = sl.plot(main, x="T", y="error", series="part", log="xy")
+    said = notes(fig)
+    assert any("no band: the table has no error_sem" in t and 'columns="all"' in t for t in said), said
+    plt.close(fig)
+    full = sl.run(sweep, out=tmp_path / "r", progress=False, columns="all")  # the same folder, reused
+    fig = sl.plot(full, x="T", y="error", series="part", log="xy")
+    assert not any("no band" in t for t in notes(fig))
+    assert fig.axes[0].collections, "the full table's sem gives a band"
+    plt.close(fig)
