@@ -32,7 +32,6 @@ __version__ = _core.__version__
 __all__ = [
     "measures", "describe", "describe_text", "measure", "eval", "run", "run_sweep", "sweep_toml", "to_pandas",
     "load_results", "fit", "predict", "frontier", "extrapolate", "Extrapolation", "limits", "set_limits", "plot",
-    "plot_fit",
 ]
 
 _DTYPES = {"int": np.int64, "float": np.float64, "str": object, "bool": bool}
@@ -757,3 +756,5 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
 # scalinglab.plot, not its module, is what the package exports under that name.
 from .plot import plot  # noqa: E402
 from .plot_fit import plot_fit  # noqa: E402
+
+__all__ += ["plot_fit"]
