@@ -21,6 +21,7 @@
 #include "scalinglab/fit/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/fit_report.hpp"
+#include "scalinglab/fit/fit_figure.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/lab/describe.hpp"
 #include "scalinglab/lab/evaluate.hpp"
@@ -219,8 +220,12 @@ py::list read_results_file(const std::string& path) {
 // The fitters take CSV text (a DataFrame's to_csv) so that column choice, derived columns, dropped
 // rows and error messages are exactly the command line's.
 fit::FitColumns fit_columns(const fit::DataTable& table, const std::map<std::string, std::string>& columns, int drop_top,
-                            bool need_x) {
+                            bool need_x, const std::vector<std::string>& where = {}) {
   fit::ColumnChoice c;
+  for (const auto& w : where) {  // as the command line's --where: a comparison is a condition
+    if (fit::is_condition(w)) c.conditions.push_back(w);
+    else c.where.push_back(fit::parse_filter(w));
+  }
   for (const auto& [k, v] : columns) {
     if (k == "x") c.x = v;
     else if (k == "N") c.N = v;
@@ -241,7 +246,11 @@ py::object fit_request_py(const std::string& csv, const std::string& request) {
   const fit::FitRequest r = fit::fit_request_from_json(fit::parse_json(request, "fit: the request"));
   const fit::DataTable table = fit::parse_csv(csv, "data");
   const fit::FitOutcome outcome = fit::run_fit(table, r);
-  return to_py(fit::fit_outcome_saved(outcome));
+  nlohmann::json j = fit::fit_outcome_saved(outcome);
+  // What plot_fit draws: the figure's numbers, as the command line's --plot computes them.
+  const fit::LawOutcome& main = outcome.laws.front();
+  j["figure"] = fit::law_fit_figure(main.fit, outcome.train_columns, main.boot.get(), r.boot.level);
+  return to_py(j);
 }
 
 py::object predict_py(const std::string& saved, const std::map<std::string, std::vector<double>>& inputs, double level) {
@@ -251,7 +260,8 @@ py::object predict_py(const std::string& saved, const std::map<std::string, std:
 // `seed` is Python's int as text: a negative one is refused by fit::parse_seed, as on the command line.
 py::object frontier_py(const std::string& csv, const std::map<std::string, std::string>& columns, int drop_top,
                        int bootstrap, double level, const std::string& seed, const std::vector<double>& at,
-                       double group_tolerance, bool skip_bad_slices, int threads, double trim, const std::string& budget) {
+                       double group_tolerance, bool skip_bad_slices, int threads, double trim, const std::string& budget,
+                       const std::vector<std::string>& where) {
   fit::BootstrapOptions bo;
   bo.replicates = bootstrap;
   bo.level = level;
@@ -260,7 +270,7 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
   fit::check_budgets(at);
   fit::check_threads(threads);
   const fit::DataTable table = fit::parse_csv(csv, "data");
-  const fit::FitColumns cols = fit_columns(table, columns, drop_top, false);
+  const fit::FitColumns cols = fit_columns(table, columns, drop_top, false, where);
   fit::IsoflopOptions io;
   io.group_tolerance = group_tolerance;
   io.skip_bad_slices = skip_bad_slices;
@@ -277,7 +287,9 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
   std::unique_ptr<fit::IsoflopBootstrap> boot;
   if (bootstrap > 0)
     boot = std::make_unique<fit::IsoflopBootstrap>(fit::bootstrap_isoflop(result, cols.N, cols.loss, bo, at, threads, cols.weight));
-  return to_py(fit::isoflop_json(result, boot.get(), bo, at));
+  nlohmann::json j = fit::isoflop_json(result, boot.get(), bo, at);
+  j["figure"] = fit::isoflop_figure(result, cols, boot.get(), level);
+  return to_py(j);
 }
 
 
@@ -422,7 +434,8 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a);
   mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a);
   mod.def("frontier_isoflop", &frontier_py, "csv"_a, "columns"_a, "drop_top"_a, "bootstrap"_a, "level"_a, "seed"_a,
-          "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a, "trim"_a, "budget"_a);
+          "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a, "trim"_a, "budget"_a,
+          "where"_a = std::vector<std::string>{});
   mod.def("extrapolate_benchmark", &extrapolate_py, "files"_a, "out_dir"_a = "", "profile"_a = "",
           "methods"_a = std::vector<std::string>{}, "replications"_a = 0, "bootstrap"_a = -1, "threads"_a = 0,
           "resume"_a = false, "quiet"_a = true, "predictions"_a = "", "external"_a = py::dict());

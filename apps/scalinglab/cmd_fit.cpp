@@ -102,8 +102,10 @@ void add_fit(CLI::App& app, Action& action) {
 void add_predict(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "predict",
-      "Predict the loss of a saved fit (scalinglab fit ... --save FIT.json) at new inputs, with the bootstrap's "
-      "percentile interval.\nExample: scalinglab predict fit.json N=7e10 D=1.4e12");
+      "Predict the loss of a saved fit (scalinglab fit ... --save FIT.json) at new inputs, with two intervals:\n"
+      "  the bootstrap's percentile interval of the law's curve (its parameters' uncertainty only: where the\n"
+      "  mean loss lies), and the prediction interval of a new run's loss (that plus the fit's residual\n"
+      "  scatter in log loss; see docs/fit.md).\nExample: scalinglab predict fit.json N=7e10 D=1.4e12");
   auto file = std::make_shared<std::string>();
   auto points = std::make_shared<std::vector<std::string>>();
   auto level = std::make_shared<double>(0.95);
@@ -129,15 +131,30 @@ void add_predict(CLI::App& app, Action& action) {
         return 0;
       }
       std::cout << "law: " << p["law"].get<std::string>() << "\n";
+      const bool has_pi = p.contains("log_residual_sigma");
+      const bool has_boot = p["bootstrap_replicates"].get<std::size_t>() > 0;
+      if (has_boot || has_pi) {
+        std::cout << fmt::format("{:.0f}% intervals: ", 100 * *level);
+        if (has_boot)
+          std::cout << fmt::format("'law' from the {} bootstrap refits (the parameters' uncertainty only: where the law's "
+                                   "curve lies)", p["bootstrap_replicates"].get<std::size_t>());
+        if (has_boot && has_pi) std::cout << "; ";
+        if (has_pi)
+          std::cout << fmt::format("'new run' adds the fit's residual scatter (sigma = {:.3g} in log loss): where a new "
+                                   "run's loss should fall", p["log_residual_sigma"].get<double>());
+        std::cout << "\n";
+      }
+      auto present = [](const nlohmann::json& row, const char* key) { return row.contains(key) && !row[key].is_null(); };
       for (const auto& row : p["predictions"]) {
         std::string where;
         for (const auto& k : p["inputs"])
           where += (where.empty() ? "" : ", ") + k.get<std::string>() + " = " + fmt::format("{:.4g}", row[k.get<std::string>()].get<double>());
         std::cout << where << ": loss " << fmt::format("{:.5g}", row["loss"].is_null() ? NAN : row["loss"].get<double>());
-        if (row.contains("loss_lo") && !row["loss_lo"].is_null())
-          std::cout << fmt::format("  ({:.0f}% interval {:.5g} to {:.5g}, {} bootstrap refits)", 100 * *level,
-                                   row["loss_lo"].get<double>(), row["loss_hi"].get<double>(),
-                                   p["bootstrap_replicates"].get<std::size_t>());
+        if (present(row, "loss_lo"))
+          std::cout << fmt::format("  (law {:.5g} to {:.5g})", row["loss_lo"].get<double>(), row["loss_hi"].get<double>());
+        if (present(row, "loss_pi_lo"))
+          std::cout << fmt::format("  (new run {:.5g} to {:.5g})", row["loss_pi_lo"].get<double>(),
+                                   row["loss_pi_hi"].get<double>());
         std::cout << "\n";
       }
       return 0;

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "fit_options.hpp"
+#include "scalinglab/fit/approach_agreement.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_plot.hpp"
 #include "scalinglab/fit/fit_report.hpp"
@@ -63,6 +64,10 @@ void add_frontier(CLI::App& app, Action& action) {
       "                       warned about.\n"
       "  --method parametric  Approach 3: the Chinchilla law fitted (as `fit --law chinchilla`), frontier in\n"
       "                       closed form.\n"
+      "  --method both        both, then a table of the two side by side (a, and N_opt, D_opt, loss at each\n"
+      "                       --at budget) with a warning wherever their bootstrap intervals are disjoint.\n"
+      "Every number of the frontier (N_opt, D_opt, the loss, E of L_opt = E + A C^-gamma) comes with a percentile\n"
+      "interval of the bootstrap replicates (--bootstrap, --level).\n"
       "Example: scalinglab frontier isoflops.csv --method isoflop --C compute_budget --D training_tokens "
       "--loss validation_loss --json");
   auto o = std::make_shared<FitCommandOptions>();
@@ -71,8 +76,8 @@ void add_frontier(CLI::App& app, Action& action) {
   auto trim = std::make_shared<std::string>();
   auto budget = std::make_shared<std::string>();
   o->boot.replicates = 1000;
-  cmd->add_option("--method", *method, "isoflop or parametric")->capture_default_str()->check(
-      CLI::IsMember({"isoflop", "parametric"}));
+  cmd->add_option("--method", *method, "isoflop, parametric or both")->capture_default_str()->check(
+      CLI::IsMember({"isoflop", "parametric", "both"}));
   add_fit_options(cmd, *o, false);
   auto* tolerance = cmd->add_option("--group-tolerance", iso->group_tolerance,
                                      "runs whose budgets are within this relative distance share an IsoFLOP slice")
@@ -88,56 +93,71 @@ void add_frontier(CLI::App& app, Action& action) {
                 "leave out (with a note) slices without an interior minimum instead of stopping");
   cmd->callback([&action, o, method, iso, trim, budget] {
     action = [o, method, iso, trim, budget] {
-      if (*method != "isoflop" && (!trim->empty() || !budget->empty()))
-        throw InputError("--trim and --budget apply to --method isoflop only");
+      if (*method == "parametric" && (!trim->empty() || !budget->empty()))
+        throw InputError("--trim and --budget apply to --method isoflop (or both) only");
       o->boot = o->checked_bootstrap();  // as for Python, before the file is read
+      if (!trim->empty()) iso->trim = parse_trim(*trim);
       const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
       const fit::FitColumns cols = fit::choose_columns(table, o->resolved_columns(), false);
       const std::string header = o->file + ": " + std::to_string(cols.loss.size()) + " runs" +
                                  (cols.derived.empty() ? "" : "; " + cols.derived) + "\n";
-      if (*method == "isoflop") {
-        if (!trim->empty()) iso->trim = parse_trim(*trim);
+      for (const auto& w : cols.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+      const bool both = *method == "both";
+      // Plots of both approaches share the directory: frontier-isoflop and frontier-parametric.
+      const std::string plot2 = both ? "frontier-isoflop" : "frontier", plot3 = both ? "frontier-parametric" : "frontier";
+      nlohmann::json j2, j3;
+      std::string text;
+      std::unique_ptr<fit::IsoflopFit> iso_fit;
+      std::unique_ptr<fit::IsoflopBootstrap> boot2;
+      if (*method != "parametric") {
         if (!budget->empty()) iso->budget_labels = budget_labels(table, cols, *budget);
-        for (const auto& w : cols.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-        const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, *iso, cols.lines, cols.weight);
-        std::unique_ptr<fit::IsoflopBootstrap> boot;
+        iso_fit = std::make_unique<fit::IsoflopFit>(fit::fit_isoflop(cols.C, cols.N, cols.loss, *iso, cols.lines, cols.weight));
         if (o->boot.replicates > 0)
-          boot = std::make_unique<fit::IsoflopBootstrap>(
-              fit::bootstrap_isoflop(result, cols.N, cols.loss, o->boot, o->at, o->threads, cols.weight));
-        if (!o->plot_dir.empty()) fit::plot_isoflop(o->plot_dir, "frontier", result, cols, boot.get(), o->boot.level);
-        if (o->json) {
-          nlohmann::json j = fit::isoflop_json(result, boot.get(), o->boot, o->at);
-          j["file"] = o->file;
-          if (!cols.derived.empty()) j["derived"] = cols.derived;
-          std::cout << j.dump(2) << "\n";
-        } else {
-          std::cout << header << fit::isoflop_table(result, boot.get(), o->boot, o->at);
-        }
-      } else {
+          boot2 = std::make_unique<fit::IsoflopBootstrap>(
+              fit::bootstrap_isoflop(*iso_fit, cols.N, cols.loss, o->boot, o->at, o->threads, cols.weight));
+        if (!o->plot_dir.empty()) fit::plot_isoflop(o->plot_dir, plot2, *iso_fit, cols, boot2.get(), o->boot.level);
+        j2 = fit::isoflop_json(*iso_fit, boot2.get(), o->boot, o->at);
+        text += fit::isoflop_table(*iso_fit, boot2.get(), o->boot, o->at);
+      }
+      std::unique_ptr<fit::LawFit> law_fit;
+      std::unique_ptr<fit::Bootstrap> boot3;
+      if (*method != "isoflop") {
         const fit::ScalingLaw& law = fit::scaling_law("chinchilla");
         fit::FitOptions fo;
         fo.threads = o->threads;
         fit::LawData data = fit::make_law_data(law, cols.N, cols.D, cols.loss, cols.lines);
         if (!cols.weight.empty()) data.weight = Eigen::Map<const Eigen::ArrayXd>(cols.weight.data(), static_cast<Eigen::Index>(cols.weight.size()));
-        for (const auto& w : cols.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
         for (const auto& w : fit::design_warnings(cols, law.dims(), true)) std::fprintf(stderr, "warning: %s\n", w.c_str());
-        const fit::LawFit result = fit::fit_law(law, data, fo);
-        std::unique_ptr<fit::Bootstrap> boot;
+        law_fit = std::make_unique<fit::LawFit>(fit::fit_law(law, data, fo));
         if (o->boot.replicates > 0) {
           if (!o->json) std::fprintf(stderr, "frontier: %d bootstrap refits...\n", o->boot.replicates);
-          boot = std::make_unique<fit::Bootstrap>(fit::bootstrap_law_fit(result, data, fo, o->boot));
+          boot3 = std::make_unique<fit::Bootstrap>(fit::bootstrap_law_fit(*law_fit, data, fo, o->boot));
         }
-        if (!o->plot_dir.empty()) fit::plot_law_fit(o->plot_dir, "frontier", result, cols, boot.get(), o->boot.level);
-        if (o->json) {
-          nlohmann::json j = fit::law_fit_json(result, fo, boot.get(), o->boot, o->at);
-          j["method"] = "parametric";
-          j["file"] = o->file;
-          std::cout << j.dump(2) << "\n";
-        } else {
-          std::cout << header << fit::law_fit_table(result, fo, boot.get(), o->boot, o->at);
-        }
+        if (!o->plot_dir.empty()) fit::plot_law_fit(o->plot_dir, plot3, *law_fit, cols, boot3.get(), o->boot.level);
+        j3 = fit::law_fit_json(*law_fit, fo, boot3.get(), o->boot, o->at);
+        j3["method"] = "parametric";
+        if (both) text += "\nApproach 3 (the Chinchilla law fitted, frontier in closed form)\n";
+        text += fit::law_fit_table(*law_fit, fo, boot3.get(), o->boot, o->at);
       }
-      if (!o->plot_dir.empty() && !o->json) std::cout << "figure: " << o->plot_dir << "/frontier.svg\n";
+      nlohmann::json j = both ? nlohmann::json{{"method", "both"}, {"approach2", j2}, {"approach3", j3}}
+                              : *method == "isoflop" ? j2 : j3;
+      if (both) {
+        const fit::ApproachComparison c =
+            fit::compare_approaches(*iso_fit, boot2.get(), *law_fit, boot3.get(), o->at, o->boot.level);
+        j["comparison"] = fit::comparison_json(c);
+        j["warnings"] = c.warnings;
+        text += fit::comparison_table(c);
+      }
+      if (o->json) {
+        j["file"] = o->file;
+        if (!cols.derived.empty()) j["derived"] = cols.derived;
+        std::cout << j.dump(2) << "\n";
+      } else {
+        std::cout << header << text;
+      }
+      if (!o->plot_dir.empty() && !o->json)
+        for (const auto& name : both ? std::vector<std::string>{plot2, plot3} : std::vector<std::string>{plot2})
+          std::cout << "figure: " << o->plot_dir << "/" << name << ".svg\n";
       return 0;
     };
   });

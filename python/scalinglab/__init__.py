@@ -571,13 +571,17 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
 
 def predict(fit_result, level=0.95, **inputs):
     """Predicted loss of a fit (the dict fit() returns, or a file written by `scalinglab fit --save`)
-    at inputs given as keywords (N=7e10, D=1.4e12; lists are zipped), with the bootstrap's
-    percentile interval at `level`. Returns a list of dicts (inputs, loss, loss_lo, loss_hi, loss_se)."""
+    at inputs given as keywords (N=7e10, D=1.4e12; lists are zipped), with two intervals at `level`:
+    loss_lo, loss_hi, the bootstrap's percentile interval of the law's curve (its parameters'
+    uncertainty only: where the mean loss lies), and loss_pi_lo, loss_pi_hi, the prediction
+    interval of a new run's loss (that plus the fit's residual scatter, docs/fit.md). Returns a
+    list of dicts (inputs, loss, loss_lo, loss_hi, loss_se, loss_pi_lo, loss_pi_hi)."""
     if isinstance(fit_result, (str, os.PathLike)):
         with open(fit_result, encoding="utf-8") as f:
             text = f.read()
-    else:
-        text = json.dumps(fit_result)
+    else:  # the figure's numbers are not needed to predict
+        text = json.dumps({k: v for k, v in fit_result.items() if k != "figure"} if isinstance(fit_result, dict)
+                          else fit_result)
     values = {k: [float(x) for x in (v if hasattr(v, "__len__") else [v])] for k, v in inputs.items()}
     try:
         return _core.predict(text, values, float(level))["predictions"]
@@ -585,19 +589,25 @@ def predict(fit_result, level=0.95, **inputs):
         raise ValueError(_python_terms(str(e), "")) from None
 
 
-def frontier(data, *, N=None, D=None, C=None, loss="loss", drop_top=0, bootstrap=1000, level=0.95, seed=1, at=(),
-             group_tolerance=0.1, skip_bad_slices=False, threads=0, trim=0.0, budget=None, weight=None):
+def frontier(data, *, N=None, D=None, C=None, loss="loss", where=None, flops=None, drop_top=0, bootstrap=1000,
+             level=0.95, seed=1, at=(), group_tolerance=0.1, skip_bad_slices=False, threads=0, trim=0.0, budget=None,
+             weight=None):
     """IsoFLOP analysis (Approach 2), as `scalinglab frontier --method isoflop`: N_opt ~ C^a and
-    D_opt ~ C^b with bootstrap intervals, the slices' minima, and the frontier at the budgets `at`.
-    trim: keep in each slice the runs within this fraction of its lowest loss (0.05 for 5%);
-    budget: a column grouping runs into slices (instead of group_tolerance); weight: a column.
-    (For the parametric frontier use fit(..., law="chinchilla", at=[...]).)"""
+    D_opt ~ C^b with bootstrap intervals, the slices' minima, and the frontier at the budgets `at`
+    (N_opt, D_opt and the loss there, each with its percentile interval: N_opt_lo, N_opt_hi, ...).
+    where: a condition "C >= 1e19", a list of them, or {column: value} equalities, as in fit();
+    flops: C computed per row as a formula of N, D and columns ("6*N*D + 12*n_layer*ctx*D"; needs N
+    and D, not C). trim: keep in each slice the runs within this fraction of its lowest loss (0.05
+    for 5%); budget: a column grouping runs into slices (instead of group_tolerance); weight: a
+    column. (For the parametric frontier use fit(..., law="chinchilla", at=[...]).)"""
     columns = _columns(None, N, D, C, loss)
     if weight:
         columns["weight"] = weight
+    if flops:
+        columns["flops"] = flops
     return _call(data, _core.frontier_isoflop, _csv_text(data), columns, int(drop_top), int(bootstrap),
                  float(level), str(int(seed)), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
-                 int(threads), float(trim), budget or "")
+                 int(threads), float(trim), budget or "", _where_list(where))
 
 
 # ---- the extrapolation benchmark ------------------------------------------------------------
@@ -796,3 +806,6 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
 # The plot helper (matplotlib is imported when it draws, not here). Imported last: the function
 # scalinglab.plot, not its module, is what the package exports under that name.
 from .plot import plot  # noqa: E402
+from .plot_fit import plot_fit  # noqa: E402
+
+__all__ += ["plot_fit"]

@@ -92,9 +92,15 @@ MethodResult approach2(const MethodSpec& m, const ProtocolTable& t, const std::v
     FrontierPrediction p;
     p.C = budgets[k];
     p.N.value = iso.N_at(p.C);
-    if (o.bootstrap > 0 && boot.replicates - boot.failed >= 10) p.N.lo = boot.n_at[k].lo, p.N.hi = boot.n_at[k].hi;
-    p.D = data_from(p.N, p.C);
+    p.D.value = iso.D_at(p.C);
     p.L.value = iso.L_at(p.C);
+    if (o.bootstrap > 0 && boot.replicates - boot.failed >= 10) {
+      p.N.lo = boot.n_at[k].lo, p.N.hi = boot.n_at[k].hi;
+      p.D.lo = boot.d_at[k].lo, p.D.hi = boot.d_at[k].hi;
+      // With the saturating law, replicates that kept fewer than 4 slices have no loss: too few
+      // fitted replicates give no interval, as in interval_of.
+      if (!iso.loss_law.fitted || boot.loss_law_fits >= 10) p.L.lo = boot.l_at[k].lo, p.L.hi = boot.l_at[k].hi;
+    }
     r.at.push_back(p);
   }
   r.ok = true;

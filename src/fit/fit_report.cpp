@@ -20,6 +20,19 @@ void put(nlohmann::json& j, const std::string& name, double value, const Interva
   }
 }
 
+// NAME_lo, NAME_hi (and NAME_se) of a frontier row.
+void put_band(nlohmann::json& row, const std::string& name, const Interval& iv) {
+  row[name + "_lo"] = number(iv.lo);
+  row[name + "_hi"] = number(iv.hi);
+  row[name + "_se"] = number(iv.se);
+}
+
+// " [lo, hi]" after a frontier value, or nothing without an interval.
+std::string band_text(const Interval* iv, const char* format = "{:.4g}") {
+  if (!iv || !std::isfinite(iv->lo)) return "";
+  return " [" + fmt::format(fmt::runtime(format), iv->lo) + ", " + fmt::format(fmt::runtime(format), iv->hi) + "]";
+}
+
 std::string interval_text(const Interval* iv) {
   if (!iv || !std::isfinite(iv->se)) return "";
   return fmt::format("{:>12.4g}   [{:.4g}, {:.4g}]", iv->se, iv->lo, iv->hi);
@@ -27,16 +40,17 @@ std::string interval_text(const Interval* iv) {
 
 }  // namespace
 
-Interval allocation_band(const ScalingLaw& law, const Bootstrap& boot, double C, double level) {
-  std::vector<double> n;
+AllocationBands allocation_bands(const ScalingLaw& law, const Bootstrap& boot, double C, double level) {
+  std::vector<double> n, d, l;
   for (const auto& theta : boot.thetas) {
     try {
-      n.push_back(optimal_allocation(law, theta, C).N);
+      const Allocation a = optimal_allocation(law, theta, C);
+      n.push_back(a.N), d.push_back(a.D), l.push_back(a.L);
     } catch (const std::exception&) {
       // a replicate without an optimum (non-positive exponent) has no allocation
     }
   }
-  return summarise_sample(n, level);
+  return {summarise_sample(n, level), summarise_sample(d, level), summarise_sample(l, level)};
 }
 
 nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions& options, const Bootstrap* boot,
@@ -68,9 +82,10 @@ nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions
       const Allocation a = optimal_allocation(fit, C);
       nlohmann::json row = {{"C", C}, {"N_opt", a.N}, {"D_opt", a.D}, {"loss", a.L}};
       if (boot) {
-        const Interval band = allocation_band(law, *boot, C, bo.level);
-        row["N_opt_lo"] = number(band.lo);
-        row["N_opt_hi"] = number(band.hi);
+        const AllocationBands band = allocation_bands(law, *boot, C, bo.level);
+        put_band(row, "N_opt", band.N);
+        put_band(row, "D_opt", band.D);
+        put_band(row, "loss", band.L);
       }
       j["frontier"].push_back(row);
     }
@@ -109,12 +124,15 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
                          fit.value("b"));
     for (double C : budgets) {
       const Allocation a = optimal_allocation(fit, C);
-      out += fmt::format("  C = {:.3g}: N_opt = {:.4g}, D_opt = {:.4g}, D/N = {:.3g}, loss {:.4f}", C, a.N, a.D, a.D / a.N, a.L);
-      if (boot) {
-        const Interval band = allocation_band(law, *boot, C, bo.level);
-        out += fmt::format(" (N_opt {:.0f}%: {:.3g} to {:.3g})", 100 * bo.level, band.lo, band.hi);
+      if (!boot) {
+        out += fmt::format("  C = {:.3g}: N_opt = {:.4g}, D_opt = {:.4g}, D/N = {:.3g}, loss {:.4f}\n", C, a.N, a.D,
+                           a.D / a.N, a.L);
+        continue;
       }
-      out += "\n";
+      const AllocationBands band = allocation_bands(law, *boot, C, bo.level);
+      out += fmt::format("  C = {:.3g} ({:.0f}% intervals): N_opt = {:.4g}{}, D_opt = {:.4g}{}, D/N = {:.3g}, loss {:.4f}{}\n",
+                         C, 100 * bo.level, a.N, band_text(&band.N), a.D, band_text(&band.D), a.D / a.N, a.L,
+                         band_text(&band.L, "{:.4f}"));
     }
   }
   return out;
@@ -133,9 +151,16 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
   j["loss_exponent"] = number(fit.l_opt.slope);
   j["loss_power"] = {{"formula", "L_opt = k C^p"}, {"k", number(std::exp(fit.l_opt.intercept))},
                      {"p", number(fit.l_opt.slope)}, {"r2", number(fit.l_opt.r2)}};
+  if (boot) put_band(j["loss_power"], "p", boot->p);
   const SaturatingLoss& law = fit.loss_law;
   j["loss_law"] = {{"formula", "L_opt = E + A C^-gamma"}, {"fitted", law.fitted}, {"E", number(law.E)},
                    {"A", number(law.A)}, {"gamma", number(law.gamma)}, {"log_rmse", number(law.rmse)}};
+  if (boot && law.fitted) {
+    put_band(j["loss_law"], "E", boot->E);
+    put_band(j["loss_law"], "A", boot->A);
+    put_band(j["loss_law"], "gamma", boot->gamma);
+    j["loss_law"]["bootstrap_fits"] = boot->loss_law_fits;
+  }
   if (!law.note.empty()) j["loss_law"]["note"] = law.note;
   j["grouping"] = fit.options.budget_labels.empty() ? "tolerance" : "budget column";
   if (fit.options.budget_labels.empty()) j["group_tolerance"] = fit.options.group_tolerance;
@@ -145,6 +170,8 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
     j["slices"].push_back({{"C", s.C}, {"runs", s.points}, {"trimmed", s.trimmed}, {"N_opt", s.N_opt}, {"D_opt", s.D_opt},
                            {"loss_opt", s.L_opt}, {"position", s.position}, {"off_centre", s.off_centre()}});
   j["skipped"] = fit.skipped;
+  j["skipped_runs"] = fit.skipped_runs;
+  j["runs"] = fit.runs;
   j["warnings"] = fit.warnings;
   if (boot)
     j["bootstrap"] = {{"replicates", boot->replicates}, {"failed", boot->failed}, {"slices_lost", boot->slices_lost}, {"level", bo.level},
@@ -156,8 +183,10 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
       nlohmann::json row = {{"C", C}, {"N_opt", fit.N_at(C)}, {"D_opt", fit.D_at(C)}, {"loss", fit.L_at(C)},
                             {"loss_power", fit.L_at_power(C)}};
       if (boot) {
-        row["N_opt_lo"] = number(boot->n_at[k].lo);
-        row["N_opt_hi"] = number(boot->n_at[k].hi);
+        put_band(row, "N_opt", boot->n_at[k]);
+        put_band(row, "D_opt", boot->d_at[k]);
+        put_band(row, "loss", boot->l_at[k]);
+        put_band(row, "loss_power", boot->l_power_at[k]);
       }
       j["frontier"].push_back(row);
     }
@@ -179,16 +208,23 @@ std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, c
                        s.N_opt, s.D_opt, s.L_opt, 100 * s.position, s.off_centre() ? " *" : "");
   for (const auto& s : fit.skipped) out += "skipped: " + s + "\n";
   auto line = [&](const char* name, const Regression& r, const Interval* iv) {
-    std::string t = fmt::format("{}_opt ~ C^{:.4f} (regression s.e. {:.3g}, R^2 {:.4f})", name, r.slope, r.slope_se, r.r2);
+    std::string t = fit.slices.size() == 2
+                        ? fmt::format("{}_opt ~ C^{:.4f} (a line through 2 slices: no regression s.e.)", name, r.slope)
+                        : fmt::format("{}_opt ~ C^{:.4f} (regression s.e. {:.3g}, R^2 {:.4f})", name, r.slope, r.slope_se, r.r2);
     if (iv && std::isfinite(iv->se))
       t += fmt::format("; bootstrap s.e. {:.3g}, {:.0f}% interval [{:.4f}, {:.4f}]", iv->se, 100 * bo.level, iv->lo, iv->hi);
     return t + "\n";
   };
   out += "\n" + line("N", fit.n_opt, boot ? &boot->a : nullptr) + line("D", fit.d_opt, boot ? &boot->b : nullptr);
-  out += fmt::format("L_opt = {:.6g} C^{:.5f} (power law, R^2 {:.4f})\n", std::exp(fit.l_opt.intercept), fit.l_opt.slope,
-                     fit.l_opt.r2);
+  out += fmt::format("L_opt = {:.6g} C^{:.5f}{} (power law, R^2 {:.4f})\n", std::exp(fit.l_opt.intercept), fit.l_opt.slope,
+                     band_text(boot ? &boot->p : nullptr, "{:.5f}"), fit.l_opt.r2);
   const SaturatingLoss& law = fit.loss_law;
-  if (law.fitted)
+  if (law.fitted && boot)
+    out += fmt::format("L_opt = E + A C^-gamma: E = {:.6g}{}, A = {:.6g}{}, gamma = {:.5f}{} (log rmse {:.3g}; used for "
+                       "the loss below; {:.0f}% intervals from {} bootstrap refits of the law)\n",
+                       law.E, band_text(&boot->E), law.A, band_text(&boot->A), law.gamma,
+                       band_text(&boot->gamma, "{:.5f}"), law.rmse, 100 * bo.level, boot->loss_law_fits);
+  else if (law.fitted)
     out += fmt::format("L_opt = E + A C^-gamma: E = {:.6g}, A = {:.6g}, gamma = {:.5f} (log rmse {:.3g}; used for the "
                        "loss below)\n", law.E, law.A, law.gamma, law.rmse);
   else
@@ -199,9 +235,17 @@ std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, c
                        boot->replicates, boot->seconds, boot->slices_lost, boot->failed);
   for (std::size_t k = 0; k < budgets.size(); ++k) {
     const double C = budgets[k];
-    out += fmt::format("  C = {:.3g}: N_opt = {:.4g}, D_opt = {:.4g}, loss {:.4f}", C, fit.N_at(C), fit.D_at(C), fit.L_at(C));
-    if (law.fitted) out += fmt::format(" (power law {:.4f})", fit.L_at_power(C));
-    if (boot) out += fmt::format(" (N_opt {:.0f}%: {:.3g} to {:.3g})", 100 * bo.level, boot->n_at[k].lo, boot->n_at[k].hi);
+    if (!boot) {
+      out += fmt::format("  C = {:.3g}: N_opt = {:.4g}, D_opt = {:.4g}, loss {:.4f}", C, fit.N_at(C), fit.D_at(C), fit.L_at(C));
+      if (law.fitted) out += fmt::format(" (power law {:.4f})", fit.L_at_power(C));
+      out += "\n";
+      continue;
+    }
+    out += fmt::format("  C = {:.3g} ({:.0f}% intervals): N_opt = {:.4g}{}, D_opt = {:.4g}{}, loss {:.4f}{}", C,
+                       100 * bo.level, fit.N_at(C), band_text(&boot->n_at[k]), fit.D_at(C), band_text(&boot->d_at[k]),
+                       fit.L_at(C), band_text(&boot->l_at[k], "{:.4f}"));
+    if (law.fitted)
+      out += fmt::format(" (power law {:.4f}{})", fit.L_at_power(C), band_text(&boot->l_power_at[k], "{:.4f}"));
     out += "\n";
   }
   for (const auto& w : fit.warnings) out += "warning: " + w + "\n";

@@ -18,6 +18,7 @@
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/law_expression.hpp"
+#include "scalinglab/fit/prediction_interval.hpp"
 #include "scalinglab/core/stats.hpp"
 
 namespace scalinglab::fit {
@@ -404,6 +405,8 @@ nlohmann::json fit_outcome_saved(const FitOutcome& o) {
   nlohmann::json s = {{"law", o.request.law}, {"bounds", o.request.bounds}, {"inputs", main.law->inputs},
                       {"coordinate_names", main.law->coordinates}, {"theta", main.fit.theta}};
   if (main.boot) s["bootstrap_thetas"] = main.boot->thetas;
+  // The residual scatter, for predict's prediction interval (prediction_interval.hpp).
+  s["log_residual_sigma"] = number(residual_sigma(main.fit.residuals, main.law->dims()));
   j["saved"] = s;
   return j;
 }
@@ -478,6 +481,10 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
     if (!b.is_array()) throw bad("bootstrap_thetas", "a list of replicates");
     for (const auto& t : b) boots.push_back(coordinates(t, "bootstrap_thetas", law->dims()));
   }
+  // The residual scatter (saved since prediction intervals exist; a field edited to a non-number
+  // gives no prediction interval rather than a wrong one).
+  double sigma = std::numeric_limits<double>::quiet_NaN();
+  if (s.contains("log_residual_sigma") && s["log_residual_sigma"].is_number()) sigma = s["log_residual_sigma"].get<double>();
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> at;
@@ -494,18 +501,35 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
       throw InputError("predict: law '" + text + "' gives no positive, finite loss at " + where);
     }
     row["loss"] = loss;
+    std::vector<double> log_sample;
     if (!boots.empty()) {
       std::vector<double> sample;
-      for (const auto& t : boots) sample.push_back(std::exp(law_log_predict_at(*law, t, at)));
+      for (const auto& t : boots) {
+        log_sample.push_back(law_log_predict_at(*law, t, at));
+        sample.push_back(std::exp(log_sample.back()));
+      }
       const Interval iv = summarise_sample(sample, level);
       row["loss_lo"] = number(iv.lo);
       row["loss_hi"] = number(iv.hi);
       row["loss_se"] = number(iv.se);
     }
+    if (std::isfinite(sigma)) {
+      const Interval pi = prediction_interval(std::log(loss), log_sample, sigma, level);
+      row["loss_pi_lo"] = number(pi.lo);
+      row["loss_pi_hi"] = number(pi.hi);
+    }
     rows.push_back(row);
   }
-  return {{"law", text}, {"inputs", law->inputs}, {"level", level}, {"bootstrap_replicates", boots.size()},
-          {"predictions", rows}};
+  nlohmann::json out = {{"law", text}, {"inputs", law->inputs}, {"level", level}, {"bootstrap_replicates", boots.size()},
+                        {"predictions", rows}};
+  // loss_lo/loss_hi: where the law's curve lies (its parameters' uncertainty only); loss_pi_lo/hi:
+  // where a new run's loss should fall (that plus the residual scatter).
+  out["interval"] = "parameters";
+  if (std::isfinite(sigma)) {
+    out["log_residual_sigma"] = sigma;
+    out["prediction_interval"] = "parameters and residual scatter";
+  }
+  return out;
 }
 
 FitRequest fit_request_from_json(const nlohmann::json& j) {

@@ -124,7 +124,7 @@ std::vector<double> trim_weights(const std::vector<double>& loss, const std::vec
   return w;
 }
 
-SaturatingLoss fit_saturating_loss(const std::vector<IsoflopSlice>& slices) {
+SaturatingLoss fit_saturating_loss(const std::vector<IsoflopSlice>& slices, const std::vector<std::vector<double>>* starts) {
   SaturatingLoss out;
   if (slices.size() < 4) {
     out.note = "not fitted: L_opt = E + A C^-gamma has 3 parameters and needs at least 4 slices (" +
@@ -145,14 +145,17 @@ SaturatingLoss fit_saturating_loss(const std::vector<IsoflopSlice>& slices) {
   fo.delta = std::numeric_limits<double>::infinity();  // least squares in log space
   fo.threads = 1;                                      // 60 tiny descents
   try {
-    const LawFit f = fit_law(law, make_law_data(law, x, {}, L), fo);
+    const LawData data = make_law_data(law, x, {}, L);
+    const LawFit f = starts ? fit_law_from(law, data, fo, *starts) : fit_law(law, data, fo);
+    out.starts = {f.theta};
+    for (std::size_t k = 0; k < f.ranked_starts.size() && k < 4; ++k) out.starts.push_back(f.ranked_starts[k]);
     out.E = f.value("E");
     out.gamma = f.value("a");
     out.A = std::exp(std::log(f.value("A")) + out.gamma * log_ref);
     out.rmse = f.residuals.rmse;
     out.fitted = std::isfinite(out.E) && std::isfinite(out.A) && std::isfinite(out.gamma);
     if (!out.fitted) out.note = "not fitted: the fit did not reach finite parameters; the frontier's loss comes from the power law";
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {  // too few points, or no start reached a finite objective
     out.note = std::string("not fitted: ") + e.what() + "; the frontier's loss comes from the power law";
   }
   return out;
@@ -207,6 +210,7 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
                        ": budget label is not a finite number");
   IsoflopFit fit;
   fit.options = options;
+  fit.runs = n;
   for (const auto& group : by_label ? group_by_label(options.budget_labels) : group_budgets(C, options.group_tolerance)) {
     IsoflopSlice s;
     double log_c = 0;
@@ -232,9 +236,21 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
         why += " after trimming " + std::to_string(s.trimmed) + " of its " + std::to_string(s.points) +
                " runs (loss more than " + percent_text(options.trim) + " above its lowest; loosen --trim)";
       const std::string message = "IsoFLOP slice C = " + budget_text(s.C) + " (" + std::to_string(s.points) + " runs): " + why;
-      if (!options.skip_bad_slices)
-        throw InputError(message + " (add runs around the minimum, or skip such slices)");
+      if (!options.skip_bad_slices) {
+        // Too few sizes in a slice usually means the runs were grouped wrongly, not run wrongly.
+        const bool few_sizes = why.rfind("fewer than 3 distinct", 0) == 0;
+        const std::string hint =
+            !few_sizes ? " (add runs around the minimum, or skip such slices)"
+            : by_label ? " (the slices are the values of the --budget column: check that it names the planned budget "
+                         "of each run, or skip such slices)"
+                       : fmt::format(" (runs share a slice when their C is within --group-tolerance {:g} of each other: "
+                                     "if the runs of one planned budget scatter in C, group them by a column of "
+                                     "nominal budgets with --budget COL, check how C is given (--C, or --flops for "
+                                     "a formula), or skip such slices)", options.group_tolerance);
+        throw InputError(message + hint);
+      }
       fit.skipped.push_back(message);
+      fit.skipped_runs += s.points;
     }
   }
   if (fit.slices.size() < 2)
@@ -242,6 +258,14 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
                      " usable slice(s); at least 2 compute budgets with interior minima are needed");
   // Labels need not follow C; the regressions do not care, but reports read better by C.
   std::stable_sort(fit.slices.begin(), fit.slices.end(), [](const auto& a, const auto& b) { return a.C < b.C; });
+  if (!fit.skipped.empty())
+    fit.warnings.push_back(fmt::format("--skip-bad-slices left out {} of {} slices ({} of {} runs); the frontier rests "
+                                       "on the other {} slices", fit.skipped.size(), fit.skipped.size() + fit.slices.size(),
+                                       fit.skipped_runs, fit.runs, fit.slices.size()));
+  if (fit.slices.size() == 2)
+    fit.warnings.push_back("Approach 2 rests on 2 slices: a line through 2 points is exact (R^2 1, no regression "
+                           "standard error), so the exponents' only error estimate is the bootstrap's, which sees the "
+                           "noise of the 2 minima but not the scatter of minima about the line; add compute budgets");
   for (const auto& s : fit.slices)
     if (s.off_centre())
       fit.warnings.push_back("IsoFLOP slice C = " + budget_text(s.C) + ": the minimum, N = " + budget_text(s.N_opt) +
@@ -287,13 +311,17 @@ IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<doub
   struct Rep {
     bool ok = false;
     int slices_lost = 0;
-    double a = 0, b = 0;
-    std::vector<double> n_at;
+    double a = 0, b = 0, p = 0;
+    IsoflopReplicate fit;
+    SaturatingLoss loss_law;
+    std::vector<double> n_at, d_at, l_at, l_power_at;
   };
+  const bool saturating = fit.loss_law.fitted;
   std::vector<Rep> reps(static_cast<std::size_t>(boot.replicates));
   parallel_for(reps.size(), threads, [&](std::size_t r, int) {
     Stream stream(stream_key(boot.seed, stable_hash("isoflop-bootstrap"), r));
-    std::vector<double> lc, ln, ld;
+    std::vector<double> lc, ln, ld, ll;
+    std::vector<IsoflopSlice> kept;
     for (const auto& slice : fit.slices) {
       const std::size_t m = slice.rows.size();
       std::vector<double> x(m), y(m), w(m, 0.0);
@@ -315,33 +343,88 @@ IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<doub
       lc.push_back(std::log(s.C));
       ln.push_back(std::log(s.N_opt));
       ld.push_back(std::log(s.D_opt));
+      // A parabola's minimum can fall to 0 or below on a wild resample: no log, no power law.
+      ll.push_back(s.L_opt > 0 ? std::log(s.L_opt) : std::numeric_limits<double>::quiet_NaN());
+      kept.push_back(s);
     }
     if (lc.size() < 2) return;
-    const Regression rn = regress(lc, ln), rd = regress(lc, ld);
-    reps[r].ok = true;
-    reps[r].a = rn.slope;
-    reps[r].b = rd.slope;
-    for (double budget : budgets) reps[r].n_at.push_back(std::exp(rn.intercept + rn.slope * std::log(budget)));
+    const Regression rn = regress(lc, ln), rd = regress(lc, ld), rl = regress(lc, ll);
+    Rep& rep = reps[r];
+    rep.ok = true;
+    rep.a = rn.slope;
+    rep.b = rd.slope;
+    rep.p = rl.slope;
+    // Not fitted (NaN) below 4 slices; refitted from the full fit's optimum and best starts (the
+    // law's grid for every replicate would cost 500 times as much for the same optimum).
+    if (saturating) rep.loss_law = fit_saturating_loss(kept, &fit.loss_law.starts);
+    rep.fit = {rn, rd, rl, rep.loss_law};
+    for (double budget : budgets) {
+      const double lb = std::log(budget);
+      rep.n_at.push_back(std::exp(rn.intercept + rn.slope * lb));
+      rep.d_at.push_back(std::exp(rd.intercept + rd.slope * lb));
+      rep.l_power_at.push_back(std::exp(rl.intercept + rl.slope * lb));
+      rep.l_at.push_back(!saturating ? rep.l_power_at.back()
+                         : rep.loss_law.fitted ? rep.loss_law.E + rep.loss_law.A * std::exp(-rep.loss_law.gamma * lb)
+                                               : std::numeric_limits<double>::quiet_NaN());
+    }
   });
   IsoflopBootstrap out;
   out.replicates = boot.replicates;
-  std::vector<double> as, bs;
-  std::vector<std::vector<double>> n_at(budgets.size());
+  out.saturating = saturating;
+  std::vector<double> as, bs, ps, Es, As, gs;
+  const std::size_t nb = budgets.size();
+  std::vector<std::vector<double>> n_at(nb), d_at(nb), l_at(nb), l_power_at(nb);
+  auto keep = [](std::vector<double>& v, double x) {
+    if (std::isfinite(x)) v.push_back(x);
+  };
   for (const auto& rep : reps) {
     out.slices_lost += rep.slices_lost;
     if (!rep.ok) {
       ++out.failed;
       continue;
     }
+    out.fits.push_back(rep.fit);
     as.push_back(rep.a);
     bs.push_back(rep.b);
-    for (std::size_t k = 0; k < budgets.size(); ++k) n_at[k].push_back(rep.n_at[k]);
+    keep(ps, rep.p);
+    if (rep.loss_law.fitted) {
+      ++out.loss_law_fits;
+      Es.push_back(rep.loss_law.E), As.push_back(rep.loss_law.A), gs.push_back(rep.loss_law.gamma);
+    }
+    for (std::size_t k = 0; k < nb; ++k) {
+      keep(n_at[k], rep.n_at[k]);
+      keep(d_at[k], rep.d_at[k]);
+      keep(l_at[k], rep.l_at[k]);
+      keep(l_power_at[k], rep.l_power_at[k]);
+    }
   }
   out.a = summarise_sample(as, boot.level);
   out.b = summarise_sample(bs, boot.level);
-  for (auto& sample : n_at) out.n_at.push_back(summarise_sample(sample, boot.level));
+  out.p = summarise_sample(ps, boot.level);
+  out.E = summarise_sample(Es, boot.level);
+  out.A = summarise_sample(As, boot.level);
+  out.gamma = summarise_sample(gs, boot.level);
+  for (std::size_t k = 0; k < nb; ++k) {
+    out.n_at.push_back(summarise_sample(n_at[k], boot.level));
+    out.d_at.push_back(summarise_sample(d_at[k], boot.level));
+    out.l_at.push_back(summarise_sample(l_at[k], boot.level));
+    out.l_power_at.push_back(summarise_sample(l_power_at[k], boot.level));
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
+}
+
+IsoflopBands isoflop_bands(const IsoflopBootstrap& boot, double C, double level) {
+  std::vector<double> n, d, l;
+  const double lc = std::log(C);
+  for (const auto& f : boot.fits) {
+    n.push_back(std::exp(f.n_opt.intercept + f.n_opt.slope * lc));
+    d.push_back(std::exp(f.d_opt.intercept + f.d_opt.slope * lc));
+    l.push_back(!boot.saturating ? std::exp(f.l_opt.intercept + f.l_opt.slope * lc)
+                : f.loss_law.fitted ? f.loss_law.E + f.loss_law.A * std::exp(-f.loss_law.gamma * lc)
+                                    : std::numeric_limits<double>::quiet_NaN());
+  }
+  return {summarise_sample(n, level), summarise_sample(d, level), summarise_sample(l, level)};
 }
 
 }  // namespace scalinglab::fit

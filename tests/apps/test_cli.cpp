@@ -137,3 +137,54 @@ TEST(Cli, ExtrapolateBenchmarkWritesTheLeaderboard) {
     EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
   std::filesystem::remove_all(out);
 }
+
+namespace {
+
+std::string example(const char* name) { return std::string(SCALINGLAB_SOURCE_DIR) + "/examples/data/" + name; }
+
+}  // namespace
+
+TEST(Cli, FrontierPrintsIntervalsOnEveryNumberOfTheFrontier) {
+  const std::string llama = "frontier '" + example("llama3-isoflops-extraction.csv") +
+                            "' --C compute_budget --D training_tokens --loss validation_loss --at 3.8e25 --bootstrap 100";
+  const Outcome t = run_cli(llama);
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("C = 3.8e+25 (95% intervals): N_opt = "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("D_opt = 1.61e+13 ["), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("E = 0.574127 ["), std::string::npos) << t.out;
+  const Outcome j = run_cli(llama + " --json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  const auto row = nlohmann::json::parse(j.out)["frontier"][0];
+  for (const char* k : {"N_opt", "D_opt", "loss"})
+    EXPECT_LT(row[std::string(k) + "_lo"].get<double>(), row[k].get<double>()) << k;
+}
+
+TEST(Cli, FrontierBothComparesTheApproachesAndCountsSkippedSlices) {
+  // On the Chinchilla extraction, scattered in C, many 10%-tolerance slices have too few sizes:
+  // skipped, and counted. (The approaches agree here; tests/fit/test_approach_agreement.cpp has
+  // data on which they do not.)
+  const Outcome o = run_cli("frontier '" + example("chinchilla-figure4-epoch-extraction.csv") +
+                            "' --method both --N 'Model Size' --C 'Training FLOP' --drop-top 5 --skip-bad-slices "
+                            "--bootstrap 50 --at 1e24");
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("Approach 2 against Approach 3"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("--skip-bad-slices left out 26 of 57 slices (46 of 240 runs)"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("WARNING: at C = "), std::string::npos) << o.out;
+}
+
+TEST(Cli, PredictNamesWhatEachIntervalCovers) {
+  const std::string dir = ::testing::TempDir() + "/predict-intervals";
+  std::filesystem::create_directories(dir);
+  const Outcome f = run_cli("fit '" + example("chinchilla-figure4-epoch-extraction.csv") +
+                            "' --law chinchilla --N 'Model Size' --C 'Training FLOP' --drop-top 5 --bootstrap 30 "
+                            "--save " + dir + "/fit.json");
+  ASSERT_EQ(f.status, 0) << f.out;
+  const Outcome p = run_cli("predict " + dir + "/fit.json N=7e10 D=1.4e12");
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_NE(p.out.find("parameters' uncertainty only"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("residual scatter"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("(new run "), std::string::npos) << p.out;
+  const Outcome bad = run_cli("frontier '" + example("llama3-isoflops-extraction.csv") +
+                              "' --method nonsense --C compute_budget --D training_tokens");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+}

@@ -40,7 +40,7 @@ TEST(FitPlot, FrontierPanelHasItsOwnRangeAndNarrowLossAxisHasTicks) {
   const auto yrange = gp.find("set yrange"), frontier = gp.find("frontier:");
   ASSERT_NE(yrange, std::string::npos) << gp;
   ASSERT_NE(frontier, std::string::npos) << gp;
-  const auto reset = gp.find("set autoscale y", yrange);
+  const auto reset = gp.find("set autoscale xy", yrange);
   EXPECT_LT(reset, frontier) << "the loss panel's y range reaches the frontier panel:\n" << gp;
   const auto tics = gp.find("set ytics (");
   EXPECT_LT(tics, frontier) << gp;

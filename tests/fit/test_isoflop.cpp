@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/random.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 
 using namespace scalinglab;
@@ -272,4 +273,74 @@ TEST(Isoflop, BudgetLabelsGroupRunsWhateverTheirActualBudget) {
   }
   o.budget_labels.pop_back();
   EXPECT_THROW(fit_isoflop(r.C, r.N, r.loss, o), InputError);  // one label per run
+}
+
+TEST(Isoflop, TwoSlicesAndSkippedSlicesAreWarnedWithTheirCounts) {
+  Runs r = parabolas({1e18, 1e19, 1e20});
+  for (std::size_t i = 9; i < 18; ++i) r.loss[i] = 3.0 - 0.01 * static_cast<double>(i);  // no minimum at 1e19
+  IsoflopOptions skip;
+  skip.skip_bad_slices = true;
+  const IsoflopFit f = fit_isoflop(r.C, r.N, r.loss, skip);
+  ASSERT_EQ(f.slices.size(), 2u);
+  EXPECT_EQ(f.skipped_runs, 9u);
+  EXPECT_EQ(f.runs, 27u);
+  std::string all;
+  for (const auto& w : f.warnings) all += w + "\n";
+  EXPECT_NE(all.find("left out 1 of 3 slices (9 of 27 runs)"), std::string::npos) << all;
+  EXPECT_NE(all.find("rests on 2 slices"), std::string::npos) << all;
+  // Three slices, nothing skipped: neither warning.
+  const Runs three = parabolas({1e18, 1e19, 1e20});
+  EXPECT_TRUE(fit_isoflop(three.C, three.N, three.loss).warnings.empty());
+}
+
+TEST(Isoflop, TooFewSizesPointsToTheGroupingOptions) {
+  const std::vector<double> C{1e18, 1e18, 1e19, 1e19, 1e19}, N{1e8, 2e8, 1e8, 2e8, 3e8}, L{3, 2.9, 2.8, 2.7, 2.9};
+  std::string msg;
+  try {
+    fit_isoflop(C, N, L);
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("fewer than 3 distinct model sizes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--budget"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--group-tolerance"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--flops"), std::string::npos) << msg;
+  // A parabola that opens downwards is about the runs, not the grouping: no such hint.
+  Runs r = parabolas({1e18, 1e19});
+  for (auto& l : r.loss) l = -l + 10;
+  try {
+    fit_isoflop(r.C, r.N, r.loss);
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("--budget"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Isoflop, BootstrapGivesIntervalsOnEveryNumberOfTheFrontier) {
+  // Exact data: every replicate reproduces the fit, so each interval collapses onto its value.
+  const Runs exact = saturating_slices({1e18, 1e19, 1e20, 1e21, 1e22}, 1.7, 80, 0.12);
+  const IsoflopFit f = fit_isoflop(exact.C, exact.N, exact.loss);
+  ASSERT_TRUE(f.loss_law.fitted);
+  BootstrapOptions b;
+  b.replicates = 40;
+  const IsoflopBootstrap boot = bootstrap_isoflop(f, exact.N, exact.loss, b, {1e24});
+  EXPECT_NEAR(boot.d_at[0].median, f.D_at(1e24), 1e-6 * f.D_at(1e24));
+  EXPECT_NEAR(boot.l_at[0].median, f.L_at(1e24), 1e-6);
+  EXPECT_NEAR(boot.l_power_at[0].median, f.L_at_power(1e24), 1e-6);
+  EXPECT_NEAR(boot.E.median, f.loss_law.E, 1e-5);
+  EXPECT_GE(boot.loss_law_fits, 36);  // a resample of 5 slices may lose one (fewer than 3 sizes left)
+  // Noisy data: the intervals have width and hold the point estimates.
+  Runs noisy = exact;
+  Stream s(5);
+  for (auto& l : noisy.loss) l *= std::exp(0.004 * s.normal());
+  const IsoflopFit g = fit_isoflop(noisy.C, noisy.N, noisy.loss);
+  b.replicates = 200;
+  const IsoflopBootstrap nb = bootstrap_isoflop(g, noisy.N, noisy.loss, b, {1e24});
+  for (auto [iv, v] : {std::pair{nb.d_at[0], g.D_at(1e24)}, std::pair{nb.l_at[0], g.L_at(1e24)},
+                       std::pair{nb.E, g.loss_law.E}, std::pair{nb.gamma, g.loss_law.gamma}}) {
+    EXPECT_GT(iv.hi - iv.lo, 0);
+    EXPECT_LE(iv.lo, v);
+    EXPECT_GE(iv.hi, v);
+  }
+  // D_opt = C / (6 N_opt) at every replicate, so its interval is N_opt's mirrored.
+  EXPECT_NEAR(nb.d_at[0].lo, 1e24 / (6 * nb.n_at[0].hi), 1e-3 * nb.d_at[0].lo);
 }

@@ -73,6 +73,7 @@ def test_the_same_fit_from_the_command_line_and_python_is_bit_identical(tmp_path
                 C="Training FLOP", drop_top=5, holdout="C>=1e21", x_min=1e8, bootstrap=30, seed=3)
     cli.pop("bootstrap")  # holds the wall time
     py.pop("bootstrap")
+    py.pop("figure")  # what plot_fit draws: Python's only
     assert py == cli
 
 
@@ -177,3 +178,103 @@ def test_least_squares_from_python_is_delta_inf():
     a = sl.fit(**_small_chinchilla(), bootstrap=0, delta=float("inf"))
     assert a["huber_delta"] is None  # infinite: null in JSON
     assert a["loss_function"] == "least_squares"
+
+
+LLAMA3 = os.path.join(DATA, "llama3-isoflops-extraction.csv")
+
+
+def test_frontier_gives_intervals_on_every_number_of_the_frontier():
+    r = sl.frontier(LLAMA3, C="compute_budget", D="training_tokens", loss="validation_loss", bootstrap=200,
+                    at=[3.8e25])
+    row = r["frontier"][0]
+    for name in ("N_opt", "D_opt", "loss"):
+        assert row[f"{name}_lo"] < row[name] < row[f"{name}_hi"], name
+    # D_opt = C / (6 N_opt) at every replicate: its interval is N_opt's mirrored.
+    assert row["D_opt_lo"] == pytest.approx(3.8e25 / (6 * row["N_opt_hi"]), rel=1e-2)
+    law = r["loss_law"]
+    assert law["fitted"] and law["E_lo"] < law["E"] < law["E_hi"]
+
+
+def test_frontier_where_keeps_rows_as_fit_does():
+    df = pd.read_csv(LLAMA3)
+    kw = dict(C="compute_budget", D="training_tokens", loss="validation_loss", bootstrap=0)
+    everything = sl.frontier(df, **kw)
+    big = sl.frontier(df, where="C>=1e19", **kw)
+    assert len(everything["slices"]) == 10
+    assert len(big["slices"]) == len({c for c in df["compute_budget"] if c >= 1e19})
+    assert min(s["C"] for s in big["slices"]) >= 1e19 * 0.999
+    with pytest.raises(ValueError, match="at least 2 compute budgets"):  # one budget kept: one slice
+        sl.frontier(df, where={"compute_budget": "1e20"}, **kw)
+
+
+def test_frontier_flops_selects_the_budget_column():
+    df = pd.read_csv(LLAMA3)
+    df["params"] = df["compute_budget"] / (6 * df["training_tokens"])
+    # With C = 6 N D the slices are the original ones; with a formula doubling C they move by 2x.
+    kw = dict(N="params", D="training_tokens", loss="validation_loss", bootstrap=0)
+    same = sl.frontier(df, flops="6*N*D", **kw)
+    twice = sl.frontier(df, flops="12*N*D", **kw)
+    assert [s["C"] for s in same["slices"]] == pytest.approx(sorted(set(df["compute_budget"])), rel=1e-9)
+    assert [s["C"] for s in twice["slices"]] == pytest.approx([2 * c for c in sorted(set(df["compute_budget"]))], rel=1e-9)
+    with pytest.raises(ValueError, match="flops"):
+        sl.frontier(df, flops="6*N*D", C="compute_budget", D="training_tokens", loss="validation_loss", bootstrap=0)
+
+
+def test_predict_gives_the_prediction_interval_beside_the_laws():
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    r = sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", drop_top=5, bootstrap=50)
+    p = sl.predict(r, N=7e10, D=1.4e12)[0]
+    # The prediction interval holds the law's interval: it adds the residual scatter to it.
+    assert p["loss_pi_lo"] < p["loss_lo"] < p["loss"] < p["loss_hi"] < p["loss_pi_hi"]
+
+
+def _lines(ax):
+    return [l for l in ax.get_lines() if not l.get_label().startswith("_")]
+
+
+def test_plot_fit_draws_the_panels_of_a_two_input_fit():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    r = sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", drop_top=5, bootstrap=20)
+    fig = sl.plot_fit(r)
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    titles = [ax.get_title() for ax in panels]
+    assert len(panels) == 6, titles
+    assert titles[0].startswith("IsoFLOP curves") and titles[1] == "loss against tokens per parameter"
+    assert [t for t in titles if t.startswith("residuals")] == ["residuals against the fit", "residuals against N",
+                                                                 "residuals against D"]
+    frontier = panels[2]
+    labels = [l.get_label() for l in _lines(frontier)]
+    assert "N$_{opt}$ of the law" in labels and "D$_{opt}$ of the law" in labels
+    bands = [c.get_label() for c in frontier.collections if "band" in c.get_label()]
+    assert len(bands) == 2  # N_opt's and D_opt's
+    # Each IsoFLOP curve of the law is drawn dashed in its budget's colour, and every line has a legend entry.
+    iso = panels[0]
+    dashed = [l for l in iso.get_lines() if l.get_linestyle() == "--"]
+    assert len(dashed) >= len(r["figure"]["isoflop_curves"])
+    for ax in panels:
+        legend = ax.get_legend()
+        assert legend is not None
+        entries = {t.get_text() for t in legend.get_texts()}
+        for line in _lines(ax):
+            assert line.get_label() in entries
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def test_plot_fit_draws_an_isoflop_analysis_and_refuses_other_dicts():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    r = sl.frontier(LLAMA3, C="compute_budget", D="training_tokens", loss="validation_loss", bootstrap=50)
+    fig = sl.plot_fit(r)
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert len(panels) == 3
+    parabolas = [l for l in panels[0].get_lines() if l.get_linestyle() == "--"]
+    assert len(parabolas) >= len(r["slices"])
+    assert any("band of D" in c.get_label() for c in panels[1].collections)
+    assert any("band of L" in c.get_label() for c in panels[2].collections)
+    with pytest.raises(TypeError, match="plot_fit"):
+        sl.plot_fit({"a": 1})
+    import matplotlib.pyplot as plt
+    plt.close(fig)

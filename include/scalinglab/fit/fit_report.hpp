@@ -21,7 +21,14 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
 std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, const BootstrapOptions& boot_options,
                           const std::vector<double>& budgets);
 
-// Percentile band of N_opt(C) over bootstrap replicates of a two-input law.
-Interval allocation_band(const ScalingLaw& law, const Bootstrap& boot, double C, double level);
+// Percentile bands of N_opt(C), D_opt(C) and the loss there over the bootstrap replicates of a
+// two-input law (each replicate's own optimal allocation; replicates without one are left out).
+struct AllocationBands {
+  Interval N, D, L;
+};
+AllocationBands allocation_bands(const ScalingLaw& law, const Bootstrap& boot, double C, double level);
+inline Interval allocation_band(const ScalingLaw& law, const Bootstrap& boot, double C, double level) {
+  return allocation_bands(law, boot, C, level).N;
+}
 
 }  // namespace scalinglab::fit

@@ -73,11 +73,16 @@ struct SaturatingLoss {
   double E = std::numeric_limits<double>::quiet_NaN(), A = E, gamma = E;
   double rmse = E;   // of the log residuals
   std::string note;  // why it was not fitted
+  // The fit's optimum and its best-ending grid starts (coordinates of the `saturating` law on C
+  // relative to the slices' geometric mean): where the bootstrap's refits start.
+  std::vector<std::vector<double>> starts;
 };
 
 struct IsoflopFit {
   std::vector<IsoflopSlice> slices;      // the slices used, by increasing C
   std::vector<std::string> skipped;      // why each left-out slice was left out
+  std::size_t skipped_runs = 0;          // the runs of the left-out slices
+  std::size_t runs = 0;                  // all the runs given
   std::vector<std::string> warnings;     // off-centre slices, an implausible loss law
   Regression n_opt, d_opt, l_opt;        // log N_opt, log D_opt, log L_opt against log C
   SaturatingLoss loss_law;               // L_opt = E + A C^-gamma
@@ -101,23 +106,49 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
 bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& loss, const std::vector<double>& weight,
                    IsoflopSlice& slice, std::string& why);
 
-// The saturating law through the slices' minima (not fitted, with a note, below 4 slices).
-SaturatingLoss fit_saturating_loss(const std::vector<IsoflopSlice>& slices);
+// The saturating law through the slices' minima (not fitted, with a note, below 4 slices), from
+// the law's grid of starts, or from `starts` (a full fit's SaturatingLoss::starts) when given.
+SaturatingLoss fit_saturating_loss(const std::vector<IsoflopSlice>& slices,
+                                   const std::vector<std::vector<double>>* starts = nullptr);
 
 Regression regress(const std::vector<double>& x, const std::vector<double>& y);
 
+// One bootstrap replicate's frontier: the three regressions on log C and the saturating law.
+struct IsoflopReplicate {
+  Regression n_opt, d_opt, l_opt;
+  SaturatingLoss loss_law;
+};
+
 struct IsoflopBootstrap {
   Interval a, b;
-  std::vector<Interval> n_at;  // N_opt at each requested budget
+  Interval p;                    // exponent of the power law L_opt = k C^p
+  Interval E, A, gamma;          // the saturating law L_opt = E + A C^-gamma (when the full fit has it)
+  int loss_law_fits = 0;         // replicates whose saturating law was fitted (4+ slices kept, finite)
+  std::vector<Interval> n_at;    // N_opt at each requested budget
+  std::vector<Interval> d_at;    // D_opt there (the regression of log D_opt on log C)
+  std::vector<Interval> l_at;    // L_opt there: the saturating law when the full fit has it, else the power law
+  std::vector<Interval> l_power_at;  // L_opt there by the power law
+  std::vector<IsoflopReplicate> fits;  // the replicates kept (for bands at any budget)
+  bool saturating = false;             // the full fit's loss is the saturating law
   int replicates = 0;
   int failed = 0;       // replicates left with fewer than 2 slices (dropped)
   int slices_lost = 0;  // resampled slices without an interior minimum (left out of their replicate)
   double seconds = 0;
 };
 
+// Percentile intervals of N_opt, D_opt and L_opt at budget C over the replicates (the loss: the
+// saturating law when the full fit has it, else the power law).
+struct IsoflopBands {
+  Interval N, D, L;
+};
+IsoflopBands isoflop_bands(const IsoflopBootstrap& boot, double C, double level);
+
 // Case resampling within each slice (all its runs, trimmed ones included; each resample is trimmed
 // by fit.options.trim anew); the slices stay as found on the full data. A resampled slice without
-// an interior minimum is left out of its replicate's regression (and counted).
+// an interior minimum is left out of its replicate's regression (and counted). Each replicate
+// refits everything the frontier reports: the regressions of log N_opt, log D_opt and log L_opt on
+// log C and, when the full fit has it, the saturating law of the minima's loss; the intervals are
+// percentile intervals of the replicates (as for the parameters of a law).
 IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<double>& N, const std::vector<double>& loss,
                                    const BootstrapOptions& boot,
                                    const std::vector<double>& budgets = {}, int threads = 0,
