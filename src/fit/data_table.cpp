@@ -1,6 +1,7 @@
 // CSV reading for the fitters.
 #include "scalinglab/fit/data_table.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -64,6 +65,9 @@ std::vector<double> DataTable::numbers(const std::string& column) const {
   std::vector<double> out(rows());
   for (std::size_t i = 0; i < rows(); ++i) {
     const std::string& s = cells[i][j];
+    if (missing_cell(s))
+      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' has no value there ('" + s +
+                       "'); --drop-missing leaves out the rows with a missing value in a column the fit reads");
     if (!parse_number(trim(s), out[i]) || !std::isfinite(out[i]))
       throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' holds '" + s +
                        "', not a finite decimal number");
@@ -174,6 +178,12 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
 
 DataTable read_csv(const std::string& path, char delimiter) {
   return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path, delimiter);
+}
+
+bool missing_cell(const std::string& cell) {
+  std::string t = trim(cell);
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return t.empty() || t == "nan" || t == "na" || t == "n/a" || t == "null" || t == "none";
 }
 
 std::pair<std::string, std::string> parse_filter(const std::string& text) {

@@ -18,7 +18,8 @@ struct DataTable {
   bool has(const std::string& column) const;
   // The column as numbers; throws InputError naming the column (and the columns that exist) when it
   // is missing, and the line when a value is not a finite decimal number (hexadecimal, inf and nan
-  // are refused; a subnormal such as 1e-310 is kept).
+  // are refused; a subnormal such as 1e-310 is kept). A missing cell (missing_cell) is refused with
+  // its own message, which names --drop-missing.
   std::vector<double> numbers(const std::string& column) const;
   // Keeps the rows where every (column, value) pair matches (text equality, or numeric equality
   // when both sides are numbers). Throws when a column is missing.
@@ -36,6 +37,10 @@ DataTable parse_csv(const std::string& text, const std::string& source, char del
 // The delimiter named by `text`: one character other than a quote or a line break, or "tab".
 // Throws InputError otherwise.
 char parse_delimiter(const std::string& text);
+
+// Whether a cell is a missing value rather than a number: blank, or NaN, NA, N/A, null, None (any
+// case; what spreadsheets, pandas, R and experiment trackers write for "no value").
+bool missing_cell(const std::string& cell);
 
 // "col=value" -> (col, value); throws InputError otherwise.
 std::pair<std::string, std::string> parse_filter(const std::string& text);
