@@ -433,7 +433,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     for (std::size_t i = 0; i < filtered.rows(); ++i) {
       bool missing = false;
       for (const auto& [name, j] : read)
-        if (missing_cell(filtered.cells[i][j])) {
+        if (missing_cell(filtered.cell(i, j))) {
           ++by_column[name];
           missing = true;
         }

@@ -380,7 +380,8 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
   for (std::size_t k = 0; k < laws.size(); ++k) {
     LawOutcome lo = std::move(prepared[k]);
     const ScalingLaw& law = *lo.law;
-    const FitOptions fo = fit_options(r, texts[k]);
+    FitOptions fo = fit_options(r, texts[k]);
+    fo.progress = progress;
     if (progress && laws.size() > 1) std::fprintf(stderr, "fit: law %zu of %zu (%s)...\n", k + 1, laws.size(), law.name.c_str());
     lo.fit = fit_law(law, lo.train, fo);
     if (k == 0 && r.boot.replicates > 0) {
@@ -409,7 +410,9 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
         for (std::size_t i = 0; i < key.size(); ++i)
           if (!in[i]) rest.push_back(i);
         const LawData tr = subset(law, lo.train, rest), te = subset(law, lo.train, g);
-        const LawFit f = fit_law_from(law, tr, fo, starts);
+        FitOptions quiet = fo;
+        quiet.progress = false;
+        const LawFit f = fit_law_from(law, tr, quiet, starts);
         CrossValidationFold fold;
         double lc = 0;
         for (std::size_t i : g) lc += std::log(key[i]);

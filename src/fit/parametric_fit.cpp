@@ -4,7 +4,11 @@
 #include <LBFGS.h>
 #include <LBFGSB.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -14,6 +18,7 @@
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/progress.hpp"
 #include "scalinglab/core/lapack.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/random.hpp"
@@ -464,6 +469,32 @@ std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::
   return out;
 }
 
+// Progress of a long loop of tasks, shown only once it has run for a few seconds (a fit of the
+// example data finishes silently).
+class LateProgress {
+ public:
+  LateProgress(bool on, std::size_t total, std::string label, std::string unit = "starts")
+      : on_(on), total_(total), label_(std::move(label)), unit_(std::move(unit)) {}
+  void advance() {
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    if (shown_) {
+      shown_->advance();
+    } else if (std::chrono::steady_clock::now() - start_ > std::chrono::seconds(3) && done_ < total_) {
+      shown_ = std::make_unique<Progress>(total_, done_, label_, false, unit_);
+    }
+  }
+
+ private:
+  bool on_;
+  std::size_t total_, done_ = 0;
+  std::string label_, unit_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::unique_ptr<Progress> shown_;
+  std::mutex mutex_;
+};
+
 LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
                 const std::vector<std::vector<double>>& starts, bool diagnose) {
   require_points(law, data);
@@ -480,9 +511,25 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
     first.tolerance = options.screen_tolerance;
     first.max_iterations = std::min(options.max_iterations, options.screen_iterations);
   }
-  parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
-    ends[i] = descend(law, data, first, starts[i], objective[i]);
-  });
+  // A large table is screened on an evenly spaced subsample: the screening only ranks the starts.
+  const auto n = static_cast<std::size_t>(data.size());
+  const bool sample = screen && n > options.screen_rows && options.screen_rows > 0;
+  LawData few;
+  if (sample) {
+    std::vector<std::size_t> rows(options.screen_rows);
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i * n / rows.size();
+    few = subset(law, data, rows);
+  }
+  {
+    LateProgress bar(options.progress, starts.size(),
+                     screen ? fmt::format("fit: screening {} starts{}", starts.size(),
+                                          sample ? fmt::format(" on {} of the {} rows", options.screen_rows, n) : "")
+                            : fmt::format("fit: {} starts", starts.size()));
+    parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
+      ends[i] = descend(law, sample ? few : data, first, starts[i], objective[i]);
+      bar.advance();
+    });
+  }
   std::vector<char> full(starts.size(), screen ? 0 : 1);  // descended to the full tolerance
   if (screen) {
     // Continue the best-ending descents to the full tolerance.
@@ -491,15 +538,22 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
     const auto k = static_cast<std::ptrdiff_t>(options.polish);
     std::partial_sort(best.begin(), best.begin() + k, best.end(),
                       [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
+    LateProgress bar(options.progress, static_cast<std::size_t>(k), fmt::format("fit: polishing the best {}", k));
     parallel_for(static_cast<std::size_t>(k), options.threads, [&](std::size_t j, int) {
       const std::size_t i = best[j];
       ends[i] = descend(law, data, options, ends[i], objective[i]);
+      bar.advance();
     });
     for (std::ptrdiff_t j = 0; j < k; ++j) full[best[static_cast<std::size_t>(j)]] = 1;
   }
+  // Best first; with a subsampled screening, the polished starts (objectives on every row) before
+  // the others (objectives on the subsample).
   std::vector<std::size_t> order(starts.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (sample && full[a] != full[b]) return full[a] > full[b];
+    return objective[a] < objective[b];
+  });
   LawFit fit;
   fit.law = &law;
   const std::size_t best = order.front();
@@ -651,6 +705,12 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
   out.thetas.assign(static_cast<std::size_t>(boot.replicates), {});
   FitOptions inner = options;
   inner.threads = 1;  // parallel across replicates instead
+  inner.progress = false;
+  // On a large table each refit screens its starts on a subsample and polishes the best few: the
+  // resample's optimum lies next to the full fit's, which is one of the starts.
+  if (static_cast<std::size_t>(data.size()) > options.screen_rows) inner.polish = std::min(options.polish, 4);
+  LateProgress bar(options.progress, static_cast<std::size_t>(boot.replicates),
+                   fmt::format("fit: {} bootstrap refits", boot.replicates), "refits");
   parallel_for(out.replicates.size(), options.threads, [&](std::size_t r, int) {
     LawData resampled = data;
     resampled.weight = resample_weights(static_cast<std::size_t>(data.size()), boot.seed, r);
@@ -659,6 +719,7 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
     out.replicates[r] = std::move(refit.values);
     out.thetas[r] = std::move(refit.theta);
     noise[r] = refit.noise_sd;
+    bar.advance();
   });
   if (options.likelihood) out.noise_sd = summarise_sample(noise, boot.level);
   for (std::size_t p = 0; p < law.parameters.size(); ++p) {

@@ -33,6 +33,12 @@ struct FitOptions {
   int polish = 64;
   double screen_tolerance = 1e-5;
   int screen_iterations = 200;  // at most this many iterations per start in the screening pass
+  // With more rows than this, the screening pass runs on this many of them (evenly spaced in the
+  // data's order, so deterministic), and only the polishing pass reads every row.
+  std::size_t screen_rows = 10000;
+  // Progress with an estimate of the time left on stderr, for fits (and bootstraps) that run
+  // longer than a few seconds.
+  bool progress = false;
   int threads = 0;  // 0: all hardware threads
   // Maximum likelihood instead of the summed loss: the log residuals r_i are taken as independent
   // draws from the density exp(-h(r / s)) / (s Z), h the Huber loss with threshold delta (a normal
