@@ -670,3 +670,25 @@ TEST(FitRequest, MaximumLikelihoodWithANormalDensityIsLeastSquaresWithItsNoise) 
   ml.objective = "ml";
   EXPECT_THROW(run_fit(t, ml), InputError);
 }
+
+// A grid past 10^4 starts is announced (the expression law's default grid has 12,800); the
+// screening of a large table runs on a subsample and still reaches the optimum of every row.
+TEST(FitRequest, LargeGridsAreWarnedAboutAndLargeTablesScreenedOnASubsample) {
+  const DataTable t = chinchilla_table(0.01, 31, 40);
+  FitRequest r = request("E + A/N^alpha + B/D^beta");
+  r.grid.clear();
+  std::string warnings;
+  for (const auto& w : run_fit(t, r).warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("12800 starting points (more than 10^4)"), std::string::npos) << warnings;
+  // Screening on 60 of the 360 rows, then polishing on all: the same optimum as screening on all.
+  const ScalingLaw& law = scaling_law("chinchilla");
+  const auto N = t.numbers("N"), D = t.numbers("D"), L = t.numbers("loss");
+  const LawData data = make_law_data(law, N, D, L);
+  FitOptions all, few;
+  all.threads = few.threads = 2;
+  few.screen_rows = 60;
+  const LawFit a = fit_law(law, data, all), b = fit_law(law, data, few);
+  EXPECT_NEAR(b.objective, a.objective, 1e-9 * a.objective);
+  for (std::size_t p = 0; p < 5; ++p) EXPECT_NEAR(b.values[p], a.values[p], 1e-5 * std::fabs(a.values[p])) << p;
+  EXPECT_EQ(b.polished, 64u);
+}
