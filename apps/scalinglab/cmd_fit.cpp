@@ -46,6 +46,16 @@ void add_fit(CLI::App& app, Action& action) {
   cmd->add_option("--delta", r->delta,
                   "Huber threshold on log residuals; inf: least squares (default: the law's; least squares except "
                   "chinchilla and kaplan, fitted as Hoffmann et al. with 1e-3)");
+  cmd->add_option("--aggregate", o->columns.aggregate,
+                  "merge rows with identical inputs (repeated seeds): mean (their mean loss, weighted by their number) "
+                  "or min (the lowest loss); the spread within them is reported")
+      ->check(CLI::IsMember({"mean", "min"}));
+  cmd->add_option("--objective", r->objective,
+                  "huber: minimise the summed Huber loss (least squares with --delta inf) of log residuals (Hoffmann "
+                  "et al.); mle: maximise the likelihood of the log residuals under that loss's density with a fitted "
+                  "noise scale, reported as sigma (Besiroglu et al. 2024)")
+      ->check(CLI::IsMember({"huber", "mle"}))
+      ->capture_default_str();
   cmd->add_option("--holdout", o->columns.holdout,
                   "rows held out of the fit and scored, a condition such as 'C>=1e21' (N, D, C, x, loss, columns)");
   cmd->add_option("--cv", r->cv, "cross-validation: leave-one-budget-out (budgets: C within 10%; x for one-input laws)")
@@ -85,7 +95,16 @@ void add_fit(CLI::App& app, Action& action) {
         std::cout << j.dump(2) << "\n";
       } else {
         std::cout << o->file << ": " << cols.rows_read << " rows";
-        if (cols.rows_filtered != cols.rows_read) std::cout << ", " << cols.rows_filtered << " after filters";
+        if (cols.missing_dropped) {
+          std::string by;
+          for (const auto& [column, count] : cols.missing_by_column)
+            by += (by.empty() ? "" : ", ") + column + " " + std::to_string(count);
+          std::cout << ", " << cols.missing_dropped << " with a missing value dropped (" << by << ")";
+        }
+        if (cols.rows_filtered != cols.rows_read - cols.missing_dropped)
+          std::cout << ", " << cols.rows_filtered << " after filters";
+        if (!cols.aggregation.how.empty() && cols.aggregation.groups < cols.aggregation.rows)
+          std::cout << ", " << cols.aggregation.rows << " merged into " << cols.aggregation.groups;
         if (cols.best_of_dropped) std::cout << ", " << cols.best_of_dropped << " not the best of their sweep";
         if (cols.dropped) std::cout << ", " << cols.dropped << " highest losses dropped";
         if (main.test.size()) std::cout << ", " << main.test.size() << " held out";

@@ -24,9 +24,13 @@ struct FitCommandOptions {
   std::string plot_dir;
   int threads = 0;
   std::string delimiter = ",";
+  std::string N_scale = "1", D_scale = "1", C_scale = "1";  // as typed: a factor or a suffix (M, B, ...)
 
   fit::ColumnChoice resolved_columns() const {
     fit::ColumnChoice c = columns;
+    c.N_scale = fit::parse_unit_scale(N_scale, "--N-scale");
+    c.D_scale = fit::parse_unit_scale(D_scale, "--D-scale");
+    c.C_scale = fit::parse_unit_scale(C_scale, "--C-scale");
     for (const auto& w : where) {
       if (fit::is_condition(w)) c.conditions.push_back(w);
       else c.where.push_back(fit::parse_filter(w));
@@ -81,6 +85,15 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
                   "lowest-loss row of each (N, D), after --where and before --drop-top; warns when the best value "
                   "is the smallest or largest tried")
       ->type_name("COL");
+  cmd->add_flag("--drop-missing", o.columns.drop_missing,
+                "leave out the rows with a missing value (blank, NaN, NA, null) in a column the fit reads, and say how "
+                "many per column (otherwise such a cell is an error)");
+  cmd->add_option("--N-scale", o.N_scale,
+                  "multiply the N column by this factor, e.g. 1e6 or M for a column in millions of parameters (k, M, "
+                  "B or G, T)")->type_name("FACTOR");
+  cmd->add_option("--D-scale", o.D_scale, "multiply the D column by this factor, e.g. B for billions of tokens")
+      ->type_name("FACTOR");
+  cmd->add_option("--C-scale", o.C_scale, "multiply the C column by this factor (FLOPs)")->type_name("FACTOR");
   cmd->add_option("--delimiter", o.delimiter, "field separator of the file: one character, or 'tab'")->capture_default_str();
   // The ranges of these numbers are checked by the fitters' own checks (fit_request.hpp), which
   // Python calls too: one rule, one sentence for both.

@@ -473,7 +473,8 @@ def _columns(x, N, D, C, loss):
 
 # CLI option -> keyword, for messages about a Python call.
 _KEYWORDS = {"--x-min": "x_min=", "--drop-top": "drop_top=", "--best-of": "best_of=", "--bootstrap-starts":
-             "bootstrap_starts=", "--group-tolerance": "group_tolerance=", "--skip-bad-slices": "skip_bad_slices="}
+             "bootstrap_starts=", "--group-tolerance": "group_tolerance=", "--skip-bad-slices": "skip_bad_slices=",
+             "--drop-missing": "drop_missing=True"}
 
 
 def _python_terms(message, data):
@@ -485,7 +486,7 @@ def _python_terms(message, data):
         name = m.group(1)
         # "--level 2: ..." reads "level=2: ..."
         return _KEYWORDS.get(name, name[2:].replace("-", "_") + "=")
-    message = re.sub(r"(--[a-z][a-z-]*)(?: (?=[-+.\d'\"]|inf\b|nan\b))?", option, message)
+    message = re.sub(r"(--[a-zA-Z][a-zA-Z-]*)(?: (?=[-+.\d'\"]|inf\b|nan\b))?", option, message)
     index = getattr(data, "index", None)
 
     def row(m):
@@ -532,6 +533,11 @@ def _grid_list(grid):
     return [str(g) for g in grid]
 
 
+def _scale(v):
+    """A unit factor for the request: a suffix as text ("M"), else a number."""
+    return v if isinstance(v, str) else _json_number(v)
+
+
 def _json_number(v):
     """A number for the JSON request: JSON has no infinity or NaN, so those go as text ("inf")."""
     v = float(v)
@@ -540,7 +546,8 @@ def _json_number(v):
 
 def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", where=None, x_min=None,
         drop_top=0, flops=None, weight=None, best_of=None, holdout=None, cv=None, compare=(), bounds=None,
-        grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0, polish=64):
+        grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0, polish=64,
+        drop_missing=False, aggregate=None, N_scale=1, D_scale=1, C_scale=1, objective="huber"):
     """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
     `scalinglab fit` does (same request, same numbers).
 
@@ -555,6 +562,12 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
     [0.2, 0.5]} or ["log(A)=0:5:25"]; delta: Huber threshold (None: the law's default, least
     squares in log space except chinchilla and kaplan); polish: large grids are screened with a loose
     tolerance and only this many best-ending starts continued to the full one (0: all).
+    drop_missing: leave out rows with a missing value (NaN, None, a blank cell) in a column the fit
+    reads (counted per column in "missing_by_column"); otherwise such a value is an error.
+    aggregate: "mean" or "min" merges rows with identical inputs (repeated seeds). N_scale, D_scale,
+    C_scale: multiply a column (1e6 or "M" for millions; "k", "M", "B", "G", "T"). objective: "huber"
+    (the summed loss, as Hoffmann et al.) or "mle" (maximum likelihood with a fitted noise scale,
+    reported as "noise_sd", as Besiroglu et al. 2024).
 
     Returns a dict: every parameter with its bootstrap standard error (NAME_se) and percentile
     interval (NAME_lo, NAME_hi), residuals, warnings, held-out and cross-validation errors, the
@@ -565,7 +578,9 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
                "grid": _grid_list(grid), "delta": None if delta is None else _json_number(delta),
                "bootstrap": int(bootstrap), "level": _json_number(level), "seed": int(seed),
                "bootstrap_starts": int(bootstrap_starts), "at": [_json_number(c) for c in at], "threads": int(threads),
-               "x_min": None if x_min is None else _json_number(x_min), "polish": int(polish)}
+               "x_min": None if x_min is None else _json_number(x_min), "polish": int(polish),
+               "drop_missing": bool(drop_missing), "aggregate": aggregate or "", "objective": objective,
+               "N_scale": _scale(N_scale), "D_scale": _scale(D_scale), "C_scale": _scale(C_scale)}
     return _call(data, _core.fit_request, _csv_text(data), json.dumps(request))
 
 

@@ -1,9 +1,12 @@
 // CSV reading for the fitters.
 #include "scalinglab/fit/data_table.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
@@ -12,31 +15,36 @@ namespace scalinglab::fit {
 
 namespace {
 
-// A decimal number: digits, sign, point and exponent only (strtod would also take "0x1p3", "inf" and
-// "nan", which are not what a measurement column holds). Underflow to a subnormal or zero is kept
-// (a finite value); overflow is refused.
-bool parse_number(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  std::size_t end_of_number = s.size();
-  while (end_of_number > 0 && (s[end_of_number - 1] == ' ' || s[end_of_number - 1] == '\t' || s[end_of_number - 1] == '\r'))
-    --end_of_number;
-  for (std::size_t i = 0; i < end_of_number; ++i) {
-    const char c = s[i];
-    if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E')) return false;
-  }
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtod(s.c_str(), &end);
-  while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
-  if (!end || *end != '\0') return false;
-  return errno != ERANGE || std::abs(out) < 1.0;  // ERANGE: overflow (refused) or underflow (kept)
-}
-
-std::string trim(const std::string& s) {
+std::string_view trim(std::string_view s) {
   std::size_t a = 0, b = s.size();
   while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
   while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
   return s.substr(a, b - a);
+}
+
+// A decimal number: digits, sign, point and exponent only (strtod would also take "0x1p3", "inf" and
+// "nan", which are not what a measurement column holds). Underflow to a subnormal or zero is kept
+// (a finite value); overflow is refused. `s` is trimmed.
+bool parse_number(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E')) return false;
+  // from_chars reads without allocating; it takes no leading '+'.
+  std::string_view digits = s;
+  if (digits[0] == '+') {
+    digits.remove_prefix(1);
+    if (digits.empty() || digits[0] == '+' || digits[0] == '-') return false;
+  }
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+  if (ec == std::errc() && end == digits.data() + digits.size()) return true;
+  if (ec != std::errc::result_out_of_range) return false;
+  // Out of range: overflow (refused) or underflow (kept), as strtod tells them apart.
+  const std::string copy(s);
+  char* stop = nullptr;
+  errno = 0;
+  out = std::strtod(copy.c_str(), &stop);
+  if (!stop || *stop != '\0') return false;
+  return errno != ERANGE || std::abs(out) < 1.0;
 }
 
 std::string column_list(const std::vector<std::string>& names) {
@@ -63,9 +71,12 @@ std::vector<double> DataTable::numbers(const std::string& column) const {
   const std::size_t j = column_index(*this, column);
   std::vector<double> out(rows());
   for (std::size_t i = 0; i < rows(); ++i) {
-    const std::string& s = cells[i][j];
+    const std::string_view s = cell(i, j);
+    if (missing_cell(s))
+      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' has no value there ('" +
+                       std::string(s) + "'); --drop-missing leaves out the rows with a missing value in a column the fit reads");
     if (!parse_number(trim(s), out[i]) || !std::isfinite(out[i]))
-      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' holds '" + s +
+      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' holds '" + std::string(s) +
                        "', not a finite decimal number");
   }
   return out;
@@ -78,10 +89,10 @@ DataTable DataTable::where(const std::vector<std::pair<std::string, std::string>
   for (std::size_t i = 0; i < rows(); ++i) {
     bool ok = true;
     for (std::size_t k = 0; k < filters.size() && ok; ++k) {
-      const std::string cell = trim(cells[i][js[k]]);
+      const std::string_view value = trim(cell(i, js[k]));
       double a = 0, b = 0;
-      ok = cell == filters[k].second ||
-           (parse_number(cell, a) && parse_number(filters[k].second, b) && a == b);
+      ok = value == filters[k].second ||
+           (parse_number(value, a) && parse_number(trim(filters[k].second), b) && a == b);
     }
     if (ok) keep.push_back(i);
   }
@@ -89,11 +100,19 @@ DataTable DataTable::where(const std::vector<std::pair<std::string, std::string>
 }
 
 DataTable DataTable::select(const std::vector<std::size_t>& rows_to_keep) const {
-  DataTable out{source, names, {}, {}};
-  out.cells.reserve(rows_to_keep.size());
+  DataTable out;
+  out.source = source;
+  out.names = names;
+  const std::size_t columns = names.size();
+  out.lines.reserve(rows_to_keep.size());
+  out.ends.reserve(rows_to_keep.size() * columns);
   for (std::size_t i : rows_to_keep) {
-    out.cells.push_back(cells.at(i));
-    out.lines.push_back(lines.at(i));
+    if (i >= rows()) throw std::out_of_range("DataTable::select: row out of range");
+    for (std::size_t j = 0; j < columns; ++j) {
+      out.text += cell(i, j);
+      out.ends.push_back(out.text.size());
+    }
+    out.lines.push_back(lines[i]);
   }
   return out;
 }
@@ -107,67 +126,81 @@ char parse_delimiter(const std::string& text) {
 
 DataTable parse_csv(const std::string& input, const std::string& source, char delimiter) {
   // A byte-order mark (spreadsheets write one) is not part of the first column's name.
-  const std::string bom = "\xEF\xBB\xBF";
-  const std::string text = input.compare(0, bom.size(), bom) == 0 ? input.substr(bom.size()) : input;
+  std::string_view text(input);
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   DataTable t;
   t.source = source;
-  std::vector<std::string> row;
-  std::string field;
+  t.text.reserve(text.size());
+  // Fields go straight into t.text; a row's fields are the ends from row_first on.
+  std::size_t row_first = 0, field_start = 0;
   bool quoted = false, any = false;
   int line = 1, row_line = 1;
+  auto end_field = [&] {
+    t.ends.push_back(t.text.size());
+    field_start = t.text.size();
+  };
   auto end_row = [&] {
-    row.push_back(field);
-    field.clear();
-    const bool blank = row.size() == 1 && trim(row[0]).empty();
-    if (!blank) {
-      if (t.names.empty()) {
-        for (auto& n : row) n = trim(n);
-        for (std::size_t j = 0; j < row.size(); ++j)
-          for (std::size_t k = 0; k < j; ++k)
-            if (row[j] == row[k])
-              throw InputError(source + ":" + std::to_string(row_line) + ": the header names column '" + row[j] +
-                               "' twice (fields " + std::to_string(k + 1) + " and " + std::to_string(j + 1) +
-                               "): which one is meant would be a guess");
-        t.names = row;
-      } else {
-        if (row.size() != t.names.size())
-          throw InputError(source + ":" + std::to_string(row_line) + ": " + std::to_string(row.size()) +
-                           " fields, but the header has " + std::to_string(t.names.size()));
-        t.cells.push_back(row);
-        t.lines.push_back(row_line);
+    end_field();
+    const std::size_t fields = t.ends.size() - row_first;
+    const std::size_t begin = row_first ? t.ends[row_first - 1] : 0;
+    const bool blank = fields == 1 && trim(std::string_view(t.text).substr(begin)).empty();
+    if (blank) {
+      t.text.resize(begin);
+      t.ends.resize(row_first);
+    } else if (t.names.empty()) {
+      for (std::size_t k = row_first; k < t.ends.size(); ++k) {
+        const std::size_t b = k ? t.ends[k - 1] : 0;
+        t.names.emplace_back(trim(std::string_view(t.text).substr(b, t.ends[k] - b)));
       }
+      for (std::size_t j = 0; j < t.names.size(); ++j)
+        for (std::size_t k = 0; k < j; ++k)
+          if (t.names[j] == t.names[k])
+            throw InputError(source + ":" + std::to_string(row_line) + ": the header names column '" + t.names[j] +
+                             "' twice (fields " + std::to_string(k + 1) + " and " + std::to_string(j + 1) +
+                             "): which one is meant would be a guess");
+      t.text.clear();
+      t.ends.clear();
+    } else {
+      if (fields != t.names.size())
+        throw InputError(source + ":" + std::to_string(row_line) + ": " + std::to_string(fields) +
+                         " fields, but the header has " + std::to_string(t.names.size()));
+      t.lines.push_back(row_line);
     }
-    row.clear();
+    row_first = t.ends.size();
+    field_start = t.text.size();
     any = false;
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
       if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
+        t.text += '"';
         ++i;
       } else if (c == '"') {
         quoted = false;
       } else {
         if (c == '\n') ++line;
-        field += c;
+        t.text += c;
       }
     } else if (c == '"') {
       quoted = true;
       any = true;
     } else if (c == delimiter) {
-      row.push_back(field);
-      field.clear();
+      end_field();
       any = true;
     } else if (c == '\n') {
       end_row();
       row_line = ++line;
     } else if (c != '\r') {
-      field += c;
+      // The run of plain characters up to the next special one, copied at once.
+      std::size_t j = i;
+      while (j < text.size() && text[j] != delimiter && text[j] != '"' && text[j] != '\n' && text[j] != '\r') ++j;
+      t.text.append(text.substr(i, j - i));
+      i = j - 1;
       any = true;
     }
   }
-  if (any || !field.empty()) end_row();
+  if (any || t.text.size() > field_start) end_row();
   if (t.names.empty()) throw InputError(source + ": empty file (a CSV with a header row is expected)");
   return t;
 }
@@ -176,11 +209,19 @@ DataTable read_csv(const std::string& path, char delimiter) {
   return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path, delimiter);
 }
 
+bool missing_cell(std::string_view cell) {
+  const std::string_view t = trim(cell);
+  if (t.size() > 4) return false;
+  std::string lower(t);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.empty() || lower == "nan" || lower == "na" || lower == "n/a" || lower == "null" || lower == "none";
+}
+
 std::pair<std::string, std::string> parse_filter(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError("--where '" + text + "': expected COLUMN=VALUE");
-  return {trim(text.substr(0, eq)), trim(text.substr(eq + 1))};
+  return {std::string(trim(text.substr(0, eq))), std::string(trim(text.substr(eq + 1)))};
 }
 
 }  // namespace scalinglab::fit

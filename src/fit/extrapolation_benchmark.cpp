@@ -449,7 +449,7 @@ std::vector<Scored> read_external(const std::string& path) {
   std::vector<Scored> out;
   auto cell = [&](std::size_t r, const std::string& col) -> std::string {
     for (std::size_t c = 0; c < t.names.size(); ++c)
-      if (t.names[c] == col) return t.cells[r][c];
+      if (t.names[c] == col) return std::string(t.cell(r, c));
     throw InputError(path + ": missing column '" + col + "'");
   };
   auto value = [&](std::size_t r, const std::string& col) {

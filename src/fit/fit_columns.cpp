@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <optional>
 
@@ -165,12 +166,11 @@ std::vector<double> flops_per_row(const DataTable& t, const std::string& text, c
 std::vector<std::size_t> best_of_rows(const DataTable& t, const std::string& name, bool need_x,
                                       const std::vector<double>& x, const std::vector<double>& N,
                                       const std::vector<double>& D, const std::vector<double>& loss,
-                                      std::vector<std::string>& warnings) {
+                                      const std::vector<std::size_t>& candidates, std::vector<std::string>& warnings) {
   const std::vector<double> value = column(t, name, "--best-of");
-  const std::size_t n = loss.size();
   std::map<std::pair<double, double>, std::size_t> group_of;
   std::vector<std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i : candidates) {
     const std::pair<double, double> key = need_x ? std::make_pair(x[i], 0.0) : std::make_pair(N[i], D[i]);
     const auto [it, inserted] = group_of.emplace(key, groups.size());
     if (inserted) groups.emplace_back();
@@ -215,6 +215,99 @@ std::vector<std::size_t> best_of_rows(const DataTable& t, const std::string& nam
   return keep;
 }
 
+// --aggregate: rows with identical fit inputs (N, D, C or x, every extra column, the best-of value)
+// merged into one. Returns the rows that stand for their groups, in file order, after writing each
+// group's mean loss and total weight into its row ("mean"), or picking its lowest loss ("min").
+std::vector<std::size_t> aggregate_rows(const DataTable& t, const ColumnChoice& c, bool need_x,
+                                        const std::vector<double>& x, const std::vector<double>& N,
+                                        const std::vector<double>& D, const std::vector<double>& C,
+                                        const std::vector<std::pair<std::string, std::vector<double>>>& extra,
+                                        std::vector<double>& loss, std::vector<double>& weight, Aggregation& agg) {
+  if (c.aggregate != "mean" && c.aggregate != "min")
+    throw InputError("--aggregate '" + shown(c.aggregate, 40) + "': give mean or min");
+  const std::vector<double> swept = c.best_of.empty() ? std::vector<double>{} : column(t, c.best_of, "--best-of");
+  const std::size_t n = loss.size();
+  std::map<std::vector<double>, std::size_t> group_of;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> key = need_x ? std::vector<double>{x[i]} : std::vector<double>{N[i], D[i], C[i]};
+    for (const auto& e : extra) key.push_back(e.second[i]);
+    if (!swept.empty()) key.push_back(swept[i]);
+    const auto [it, inserted] = group_of.emplace(std::move(key), groups.size());
+    if (inserted) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  agg.how = c.aggregate;
+  agg.rows = n;
+  agg.groups = groups.size();
+  const bool mean = c.aggregate == "mean";
+  // The mean of k runs is k times as precise as one: its weight (without --weight) is k.
+  if (mean && weight.empty() && groups.size() < n) weight.assign(n, 1.0);
+  double ss = 0;
+  std::vector<std::size_t> keep;
+  for (const auto& g : groups) {
+    agg.largest = std::max(agg.largest, g.size());
+    double m = 0;
+    for (std::size_t i : g) m += std::log(loss[i]);
+    m /= static_cast<double>(g.size());
+    for (std::size_t i : g) ss += (std::log(loss[i]) - m) * (std::log(loss[i]) - m);
+    agg.dof += g.size() - 1;
+    std::size_t rep = g[0];
+    if (mean) {
+      double total = 0, sum = 0;
+      for (std::size_t i : g) {
+        const double w = weight.empty() ? 1.0 : weight[i];
+        total += w;
+        sum += w * loss[i];
+      }
+      loss[rep] = sum / total;
+      if (!weight.empty()) weight[rep] = total;
+    } else {
+      for (std::size_t i : g)
+        if (loss[i] < loss[rep]) rep = i;  // strict: ties keep the first in file order
+    }
+    keep.push_back(rep);
+  }
+  std::sort(keep.begin(), keep.end());
+  if (agg.dof > 0) agg.noise_sd = std::sqrt(ss / static_cast<double>(agg.dof));
+  return keep;
+}
+
+// The columns of `t` that a fit with this choice reads (for --drop-missing): the loss, N, D, C or x,
+// the weight, best-of and extra columns, and the columns the formulas (--flops, --where conditions,
+// --holdout) name.
+std::vector<std::string> columns_read(const DataTable& t, const ColumnChoice& c, bool need_x) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (!name.empty() && t.has(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  add(c.loss);
+  if (need_x) {
+    add(c.x);
+  } else {
+    add(c.N), add(c.D), add(c.C);
+  }
+  add(c.weight);
+  add(c.best_of);
+  for (const auto& e : c.extra) add(e);
+  std::vector<std::string> formulas = c.conditions;
+  formulas.push_back(c.flops);
+  formulas.push_back(c.holdout);
+  const std::map<std::string, std::string> named = {{"N", c.N}, {"D", c.D}, {"C", c.C}, {"x", c.x}, {"loss", c.loss}};
+  for (const auto& f : formulas) {
+    if (trim(f).empty()) continue;
+    try {
+      for (const auto& v : Expression(f).variables()) {
+        const auto it = named.find(v);
+        add(it != named.end() && !it->second.empty() ? it->second : v);
+      }
+    } catch (const InputError&) {
+      // a formula that does not parse is reported where it is used
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -235,7 +328,11 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
   const std::map<std::string, std::string> named = {{"N", choice.N}, {"D", choice.D}, {"C", choice.C}};
   for (const auto& v : e.variables()) {
     const auto n = named.find(v);
-    if (!alias.count(v) && n != named.end() && !n->second.empty() && t.has(n->second)) columns[v] = t.numbers(n->second);
+    if (!alias.count(v) && n != named.end() && !n->second.empty() && t.has(n->second)) {
+      columns[v] = t.numbers(n->second);
+      const double scale = v == "N" ? choice.N_scale : v == "D" ? choice.D_scale : choice.C_scale;
+      for (double& value : columns[v]) value *= scale;
+    }
   }
   for (const auto& v : e.variables())
     if (!alias.count(v) && !columns.count(v)) {
@@ -268,14 +365,97 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
 
 }  // namespace
 
+namespace {
+
+// Rows with the same fit inputs (repeated seeds) are fitted and resampled as independent points.
+void repeated_inputs_warning(FitColumns& out, bool need_x) {
+  std::map<std::pair<double, double>, std::size_t> count;
+  for (std::size_t i = 0; i < out.loss.size(); ++i)
+    ++count[need_x ? std::make_pair(out.x[i], 0.0) : std::make_pair(out.N[i], out.D[i])];
+  std::size_t groups = 0, rows = 0, largest = 0;
+  for (const auto& [key, k] : count)
+    if (k > 1) {
+      ++groups;
+      rows += k;
+      largest = std::max(largest, k);
+    }
+  if (groups == 0) return;
+  const std::string what = need_x ? "values of x" : "(N, D) pairs";
+  out.warnings.push_back(std::to_string(groups) + " " + what + " occur on more than one row (" + std::to_string(rows) +
+                         " rows, up to " + std::to_string(largest) + " times; repeated seeds?): the fit and the "
+                         "bootstrap take them as independent points, which narrows the intervals; merge them with "
+                         "--aggregate mean (each group's mean loss, weighted by its size) or --aggregate min");
+}
+
+// With N, D and C all given as columns, C should be about 6 N D: a factor far from 1 means columns
+// in other units (millions of parameters, billions of tokens).
+void check_compute(FitColumns& out) {
+  std::vector<double> ratio;
+  for (std::size_t i = 0; i < out.loss.size(); ++i) ratio.push_back(out.C[i] / (6 * out.N[i] * out.D[i]));
+  if (ratio.empty()) return;
+  std::size_t off = 0;
+  for (double r : ratio) off += r > 3 || r < 1.0 / 3 ? 1 : 0;
+  std::vector<double> sorted = ratio;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  out.C_over_6ND = sorted[sorted.size() / 2];
+  if (off > 0)
+    out.warnings.push_back("C is not about 6 N D: C / (6 N D) has median " + num(out.C_over_6ND) + ", and " +
+                           std::to_string(off) + " of " + std::to_string(ratio.size()) + " rows are off by more than " +
+                           "a factor 3; are N (parameters), D (tokens) and C (FLOPs) in these units? --N-scale, " +
+                           "--D-scale and --C-scale multiply a column (e.g. --N-scale M for millions)");
+}
+
+}  // namespace
+
+double parse_unit_scale(const std::string& text, const std::string& option) {
+  const std::string t = trim(text);
+  static const std::map<std::string, double> suffix = {{"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}};
+  if (const auto it = suffix.find(t); it != suffix.end()) return it->second;
+  char* end = nullptr;
+  const double v = t.empty() ? NAN : std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v) || t.find_first_of("xXnNiI") != std::string::npos)
+    throw InputError(option + " '" + shown(text, 40) + "': give a positive factor such as 1e6, or k, M, B (or G), T");
+  return v;
+}
+
 bool is_condition(const std::string& text) { return text.find_first_of("<>") != std::string::npos; }
 
 FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool need_x) {
+  if (c.drop_missing) {
+    // After the equality filters, before everything else: rows without a value in a column read.
+    const DataTable filtered = c.where.empty() ? full : full.where(c.where);
+    std::vector<std::pair<std::string, std::size_t>> read;
+    for (const auto& name : columns_read(filtered, c, need_x))
+      for (std::size_t j = 0; j < filtered.names.size(); ++j)
+        if (filtered.names[j] == name) read.emplace_back(name, j);
+    std::map<std::string, std::size_t> by_column;
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < filtered.rows(); ++i) {
+      bool missing = false;
+      for (const auto& [name, j] : read)
+        if (missing_cell(filtered.cell(i, j))) {
+          ++by_column[name];
+          missing = true;
+        }
+      if (!missing) keep.push_back(i);
+    }
+    if (keep.empty() && filtered.rows() > 0)
+      throw InputError(shown(full.source) + ": every row has a missing value in a column the fit reads");
+    ColumnChoice rest = c;
+    rest.where.clear();
+    rest.drop_missing = false;
+    FitColumns out = choose_columns(keep.size() == filtered.rows() ? filtered : filtered.select(keep), rest, need_x);
+    out.rows_read = full.rows();
+    out.missing_dropped = filtered.rows() - keep.size();
+    out.missing_by_column = by_column;
+    return out;
+  }
   if (!c.conditions.empty()) {
     // The conditions read derived columns too: resolve the columns first, then keep the rows.
     const DataTable filtered = c.where.empty() ? full : full.where(c.where);
     ColumnChoice plain;
     plain.x = c.x, plain.N = c.N, plain.D = c.D, plain.C = c.C, plain.loss = c.loss, plain.flops = c.flops;
+    plain.N_scale = c.N_scale, plain.D_scale = c.D_scale, plain.C_scale = c.C_scale, plain.x_scale = c.x_scale;
     const FitColumns pre = choose_columns(filtered, plain, need_x);
     std::vector<bool> keep(pre.loss.size(), true);
     for (const auto& cond : c.conditions) {
@@ -310,6 +490,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
                        "laws (N, D); leave --flops out");
     if (c.x.empty()) throw InputError("--x: this law has one input; name its column");
     x = column(t, c.x, "--x");
+    for (double& v : x) v *= c.x_scale;
   } else {
     if (!flops.empty()) {
       if (!c.C.empty())
@@ -326,6 +507,9 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     if (!c.N.empty()) N = column(t, c.N, "--N");
     if (!c.D.empty()) D = column(t, c.D, "--D");
     if (!c.C.empty()) C = column(t, c.C, "--C");
+    for (double& v : N) v *= c.N_scale;
+    for (double& v : D) v *= c.D_scale;
+    for (double& v : C) v *= c.C_scale;
     if (!c.N.empty()) require_positive(N, "N ('" + shown(c.N) + "')", t);
     if (!c.D.empty()) require_positive(D, "D ('" + shown(c.D) + "')", t);
     if (!c.C.empty()) require_positive(C, "C ('" + shown(c.C) + "')", t);
@@ -368,14 +552,16 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
   for (const std::string& name : c.extra) {
     bool seen = false;
     for (const auto& e : extra) seen = seen || e.first == name;
-    if (!seen) extra.emplace_back(name, column(t, name, "extra column"));
+    if (!seen) extra.emplace_back(name, column(t, name, "a column a law reads"));
   }
 
-  // Best-of, on the filtered rows: the rows still in play, in file order.
+  // Repeated inputs merged, then best-of, on the filtered rows: the rows still in play, in file order.
   std::vector<std::size_t> rows(loss.size());
   std::iota(rows.begin(), rows.end(), 0);
-  if (!c.best_of.empty()) rows = best_of_rows(t, c.best_of, need_x, x, N, D, loss, out.warnings);
-  out.best_of_dropped = loss.size() - rows.size();
+  if (!c.aggregate.empty()) rows = aggregate_rows(t, c, need_x, x, N, D, C, extra, loss, weight, out.aggregation);
+  const std::size_t before_best_of = rows.size();
+  if (!c.best_of.empty()) rows = best_of_rows(t, c.best_of, need_x, x, N, D, loss, rows, out.warnings);
+  out.best_of_dropped = before_best_of - rows.size();
 
   // Keep all rows but the drop_top highest losses (ties broken by file order), in file order.
   std::vector<std::size_t> order(rows.size());
@@ -405,6 +591,8 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     if (!weight.empty()) out.weight.push_back(weight[i]);
     for (const auto& e : extra) out.extra[e.first].push_back(e.second[i]);
   }
+  if (c.aggregate.empty() && c.best_of.empty()) repeated_inputs_warning(out, need_x);
+  if (!need_x && !c.N.empty() && !c.D.empty() && !c.C.empty() && flops.empty()) check_compute(out);
   out.x_name = c.x;
   out.loss_name = c.loss;
   out.N_name = !c.N.empty() ? c.N : out.derived;

@@ -65,6 +65,11 @@ nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions
   j["objective"] = fit.objective;
   j["huber_delta"] = number(fit.delta);  // null: least squares in log space
   j["loss_function"] = std::isfinite(fit.delta) ? "huber" : "least_squares";
+  j["objective_kind"] = fit.likelihood ? "mle" : "huber";  // mle: objective is the negative log-likelihood
+  if (fit.likelihood) {
+    put(j, "noise_sd", fit.noise_sd, boot ? &boot->noise_sd : nullptr);
+    j["noise_scale"] = number(fit.noise_scale);
+  }
   j["warnings"] = fit.warnings;
   j["starts"] = fit.starts;
   j["starts_at_best"] = fit.near_best;
@@ -102,9 +107,14 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
                                                     : std::string("squared error");
   const std::string screened =
       fit.polished < fit.starts ? fmt::format(" (screened, the best {} continued to full tolerance)", fit.polished) : "";
-  out += fmt::format("{} points; {} of log residuals summed; {} L-BFGS starts{}, {} ended at the best; "
-                     "objective {:.10g}\n",
-                     fit.residuals.points, loss, fit.starts, screened, fit.near_best, fit.objective);
+  const std::string objective =
+      fit.likelihood ? fmt::format("maximum likelihood of log residuals ({} density{}, noise scale fitted)",
+                                   std::isfinite(fit.delta) ? "Huber" : "normal",
+                                   std::isfinite(fit.delta) ? fmt::format(", delta {:g}", fit.delta) : "")
+                     : loss + " of log residuals summed";
+  out += fmt::format("{} points; {}; {} L-BFGS starts{}, {} ended at the best; {} {:.10g}\n", fit.residuals.points,
+                     objective, fit.starts, screened, fit.near_best,
+                     fit.likelihood ? "negative log-likelihood" : "objective", fit.objective);
   for (const auto& w : fit.warnings) out += "WARNING: " + w + "\n";
   out += boot ? fmt::format("\n{:<10} {:>12} {:>12}   {:.0f}% interval ({} bootstrap refits, {:.1f} s)\n", "parameter",
                             "value", "std. error", 100 * bo.level, boot->replicates.size(), boot->seconds)
@@ -112,6 +122,9 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
   for (std::size_t p = 0; p < law.parameters.size(); ++p)
     out += fmt::format("{:<10} {:>12.6g} {}\n", law.parameters[p], fit.values[p],
                        interval_text(boot ? &boot->intervals[p] : nullptr));
+  if (fit.likelihood)
+    out += fmt::format("{:<10} {:>12.6g} {}   (noise: the fitted density's standard deviation of log loss)\n", "sigma",
+                       fit.noise_sd, interval_text(boot ? &boot->noise_sd : nullptr));
   out += fmt::format("\nlog residuals: rmse {:.4g}, mean abs {:.4g}, max abs {:.4g}, mean {:.3g}, R^2 {}\n",
                      fit.residuals.rmse, fit.residuals.mae, fit.residuals.max_abs, fit.residuals.mean,
                      std::isfinite(fit.residuals.r2) ? fmt::format("{:.4f}", fit.residuals.r2)

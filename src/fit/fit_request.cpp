@@ -16,6 +16,7 @@
 #include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/fit/fit_report.hpp"
+#include "scalinglab/fit/frontier.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/law_expression.hpp"
 #include "scalinglab/fit/prediction_interval.hpp"
@@ -90,6 +91,7 @@ InputPlan plan_inputs(const ScalingLaw& law, ColumnChoice& c) {
       if (!c.flops.empty()) throw InputError("--flops: law '" + law.name + "' reads " + p.single + " alone; leave --flops out");
       p.need_x = true;
       c.x = column;
+      c.x_scale = p.single == "N" ? c.N_scale : p.single == "D" ? c.D_scale : c.C_scale;
     }
   } else {
     p.need_x = true;
@@ -102,16 +104,18 @@ InputPlan plan_inputs(const ScalingLaw& law, ColumnChoice& c) {
   return p;
 }
 
+// The values of input `name` of a law on the chosen rows. `own_x`: the law's x when it is not the
+// rows' x (a one-input law compared with a law of other inputs).
 const std::vector<double>& input_values(const std::string& name, const FitColumns& cols, const InputPlan& plan,
-                                        const std::string& law) {
+                                        const std::string& law, const std::vector<double>* own_x) {
   const std::vector<double>* v = nullptr;
-  if (name == "x" || (plan.need_x && name == plan.single)) v = &cols.x;
+  if (name == "x" || (plan.need_x && name == plan.single)) v = own_x ? own_x : &cols.x;
   else if (name == "N") v = &cols.N;
   else if (name == "D") v = &cols.D;
   else if (name == "C") v = &cols.C;
   else if (cols.extra.count(name)) v = &cols.extra.at(name);
   if (!v || (v->empty() && !cols.loss.empty()))
-    throw InputError("law '" + law + "' reads " + name + ", which the rows of the main law do not have");
+    throw InputError("law '" + law + "' reads " + name + ", which the chosen rows do not have");
   return *v;
 }
 
@@ -131,9 +135,10 @@ FitColumns select_rows(const FitColumns& c, const std::vector<std::size_t>& rows
   return out;
 }
 
-LawData law_data(const ScalingLaw& law, const FitColumns& cols, const InputPlan& plan) {
+LawData law_data(const ScalingLaw& law, const FitColumns& cols, const InputPlan& plan,
+                 const std::vector<double>* own_x = nullptr) {
   std::map<std::string, std::vector<double>> columns;
-  for (const auto& in : law.inputs) columns[in] = input_values(in, cols, plan, law.name);
+  for (const auto& in : law.inputs) columns[in] = input_values(in, cols, plan, law.name, own_x);
   LawData d = law_data_from(law, columns, cols.loss, cols.lines);
   if (!cols.weight.empty()) d.weight = Eigen::Map<const ArrayXd>(cols.weight.data(), static_cast<Eigen::Index>(cols.weight.size()));
   return d;
@@ -173,6 +178,7 @@ FitOptions fit_options(const FitRequest& r, const std::string& law_text) {
   fo.delta = r.delta;
   fo.threads = r.threads;
   fo.polish = r.polish;
+  fo.likelihood = r.objective == "mle";
   if (!r.bounds.empty()) fo.bounds = bounds_for(law_text, parse_bounds(r.bounds));
   for (const auto& g : r.grid) {
     auto option = parse_grid_option(g);
@@ -180,6 +186,41 @@ FitOptions fit_options(const FitRequest& r, const std::string& law_text) {
     if (r.compare.empty() || grid_applies(law_text, option.first)) fo.grid.insert(std::move(option));
   }
   return fo;
+}
+
+// The compute-optimal allocation at --at far outside the data's tokens per parameter: an
+// extrapolation far beyond the runs, or N and D in other units than parameters and tokens.
+void allocation_warnings(FitOutcome& o) {
+  const LawOutcome& main = o.laws.front();
+  const FitColumns& c = o.train_columns;
+  const bool allocates = main.law->has_frontier || main.law->inputs == std::vector<std::string>{"N", "D"};
+  if (!allocates || c.N.empty() || c.D.empty() || o.request.at.empty()) return;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (std::size_t i = 0; i < c.N.size(); ++i) {
+    lo = std::min(lo, c.D[i] / c.N[i]);
+    hi = std::max(hi, c.D[i] / c.N[i]);
+  }
+  double c_lo = std::numeric_limits<double>::infinity(), c_hi = 0;
+  for (double C : c.C) c_lo = std::min(c_lo, C), c_hi = std::max(c_hi, C);
+  for (double C : o.request.at) {
+    if (!c.C.empty() && (C > 1e6 * c_hi || C < c_lo / 1e3))
+      o.warnings.push_back(fmt::format(
+          "--at {:.3g} is {:.2g} times the {} budget of the data (C from {:.3g} to {:.3g}): if N, D or C are not in "
+          "parameters, tokens and FLOPs, convert them (--N-scale, --D-scale, --C-scale)", C,
+          C > c_hi ? C / c_hi : C / c_lo, C > c_hi ? "largest" : "smallest", c_lo, c_hi));
+    double ratio = NAN;
+    try {
+      const Allocation a = optimal_allocation(main.fit, C);
+      ratio = a.D / a.N;
+    } catch (const std::exception&) {
+      continue;  // no optimum (the report says so)
+    }
+    if (!(ratio < lo / 100) && !(ratio > hi * 100)) continue;
+    o.warnings.push_back(fmt::format(
+        "at C = {:.3g} the compute-optimal D/N is {:.3g}, more than 100x outside the data's D/N ({:.3g} to {:.3g}): "
+        "the allocation is extrapolated far beyond the runs, or N and D are not in parameters and tokens "
+        "(--N-scale, --D-scale)", C, ratio, lo, hi));
+  }
 }
 
 }  // namespace
@@ -242,23 +283,68 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
   std::vector<std::shared_ptr<const ScalingLaw>> laws;
   for (const auto& t : texts) laws.push_back(resolve_law(t, table, r.bounds));
 
-  // Rows: chosen for the main law; compared laws read the same rows.
-  ColumnChoice choice = r.columns;
-  const InputPlan plan = plan_inputs(*laws.front(), choice);
-  if (!std::isnan(r.x_min)) choice.conditions.push_back(fmt::format("{} >= {:.17g}", plan.need_x ? "x" : "N", r.x_min));
+  // Rows: chosen once for every law, so that the laws are compared on the same rows. Each law has
+  // its own plan (which column is its x, which extra columns it reads); the rows carry the union:
+  // N, D, C when any law reads two inputs, and every column any law reads, so that a row without a
+  // usable value in one of them is left out (--drop-missing) or refused for all of them.
+  std::vector<ColumnChoice> choices;
+  std::vector<InputPlan> plans;
+  for (const auto& law : laws) {
+    choices.push_back(r.columns);
+    plans.push_back(plan_inputs(*law, choices.back()));
+  }
+  const bool one_input_rows =
+      std::all_of(plans.begin(), plans.end(), [](const InputPlan& p) { return p.need_x; });
+  const auto is_standard = [](const std::string& s) { return s == "N" || s == "D" || s == "C"; };
+  ColumnChoice choice = one_input_rows ? choices.front() : r.columns;
+  auto carry = [&](const std::string& column) {
+    if (std::find(choice.extra.begin(), choice.extra.end(), column) == choice.extra.end()) choice.extra.push_back(column);
+  };
+  for (std::size_t k = 0; k < laws.size(); ++k) {
+    for (const auto& e : choices[k].extra) carry(e);
+    if (!plans[k].need_x) continue;
+    if (choices[k].x.empty())
+      throw InputError("law '" + laws[k]->name + "' reads x: name its column with --x");
+    // A one-input law's x: the rows' x, one of the rows' N, D, C, or a column carried along.
+    if (one_input_rows ? choices[k].x != choice.x : !is_standard(plans[k].single)) carry(choices[k].x);
+  }
+  const InputPlan& plan = plans.front();
+  if (!std::isnan(r.x_min)) {
+    std::string x_name = one_input_rows || !plan.need_x ? (plan.need_x ? "x" : "N") : plan.single;
+    if (!one_input_rows && plan.need_x && !is_standard(plan.single)) {
+      if (!identifier(choices.front().x))
+        throw InputError("--x-min: the column '" + choices.front().x + "' cannot be named in a condition; use --where");
+      x_name = choices.front().x;
+    }
+    choice.conditions.push_back(fmt::format("{} >= {:.17g}", x_name, r.x_min));
+  }
   try {
-    out.columns = choose_columns(table, choice, plan.need_x);
+    out.columns = choose_columns(table, choice, one_input_rows);
   } catch (const InputError& e) {
     const std::string what = e.what();
     if (!std::isnan(r.x_min) && what.find("no rows satisfy") != std::string::npos)
       throw InputError(what + " (with --x-min " + fmt::format("{:g}", r.x_min) + ")");
     throw;
   }
-  for (std::size_t k = 1; k < laws.size(); ++k) {
-    ColumnChoice other = r.columns;
-    plan_inputs(*laws[k], other);
-    for (const auto& e : other.extra)
-      if (std::find(choice.extra.begin(), choice.extra.end(), e) == choice.extra.end()) choice.extra.push_back(e);
+  // Each law's x when it is not the rows' x.
+  std::vector<std::vector<double>> own_x(laws.size());
+  std::vector<char> has_own_x(laws.size(), 0);
+  for (std::size_t k = 0; k < laws.size(); ++k) {
+    if (!plans[k].need_x || (one_input_rows && choices[k].x == choice.x)) continue;
+    has_own_x[k] = 1;
+    const FitColumns& c = out.columns;
+    if (!one_input_rows && is_standard(plans[k].single)) {
+      own_x[k] = plans[k].single == "N" ? c.N : plans[k].single == "D" ? c.D : c.C;
+    } else {
+      own_x[k] = c.extra.at(choices[k].x);
+      for (double& v : own_x[k]) v *= choices[k].x_scale;
+    }
+  }
+  if (has_own_x[0]) {
+    // The main law is a one-input law on two-input rows: its x is the rows' x (plots, folds, warnings).
+    out.columns.x = own_x[0];
+    out.columns.x_name = choices[0].x;
+    has_own_x[0] = 0;
   }
   out.warnings = out.columns.warnings;
   std::vector<std::size_t> train_rows, test_rows;
@@ -271,13 +357,32 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
   const FitColumns test_columns = select_rows(out.columns, test_rows);
   for (const auto& w : design_warnings(out.train_columns, laws.front()->dims(), !plan.need_x)) out.warnings.push_back(w);
 
+  // Every law's data before any fit: a law that cannot read the rows is refused before minutes of fitting.
+  std::vector<LawOutcome> prepared(laws.size());
   for (std::size_t k = 0; k < laws.size(); ++k) {
-    LawOutcome lo;
+    LawOutcome& lo = prepared[k];
     lo.law = laws[k];
-    const ScalingLaw& law = *lo.law;
+    auto pick = [&](const std::vector<std::size_t>& rows) { std::vector<double> v; for (std::size_t i : rows) v.push_back(own_x[k][i]); return v; };
+    const std::vector<double> x_train = has_own_x[k] ? pick(train_rows) : std::vector<double>{};
+    const std::vector<double> x_test = has_own_x[k] ? pick(test_rows) : std::vector<double>{};
+    lo.train = law_data(*lo.law, out.train_columns, plans[k], has_own_x[k] ? &x_train : nullptr);
+    if (!test_rows.empty()) lo.test = law_data(*lo.law, test_columns, plans[k], has_own_x[k] ? &x_test : nullptr);
     const FitOptions fo = fit_options(r, texts[k]);
-    lo.train = law_data(law, out.train_columns, plan);
-    if (!test_rows.empty()) lo.test = law_data(law, test_columns, plan);
+    const std::size_t starts = initial_grid(*lo.law, lo.train, fo).size();
+    if (starts > 10000) {
+      const std::string w = fmt::format(
+          "law '{}': {} starting points (more than 10^4) on {} rows; the fit may take long: give fewer initial values "
+          "with --grid NAME=...", lo.law->name, starts, lo.train.size());
+      out.warnings.push_back(w);
+      if (progress) std::fprintf(stderr, "fit: WARNING: %s\n", w.c_str());
+    }
+  }
+
+  for (std::size_t k = 0; k < laws.size(); ++k) {
+    LawOutcome lo = std::move(prepared[k]);
+    const ScalingLaw& law = *lo.law;
+    FitOptions fo = fit_options(r, texts[k]);
+    fo.progress = progress;
     if (progress && laws.size() > 1) std::fprintf(stderr, "fit: law %zu of %zu (%s)...\n", k + 1, laws.size(), law.name.c_str());
     lo.fit = fit_law(law, lo.train, fo);
     if (k == 0 && r.boot.replicates > 0) {
@@ -306,7 +411,9 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
         for (std::size_t i = 0; i < key.size(); ++i)
           if (!in[i]) rest.push_back(i);
         const LawData tr = subset(law, lo.train, rest), te = subset(law, lo.train, g);
-        const LawFit f = fit_law_from(law, tr, fo, starts);
+        FitOptions quiet = fo;
+        quiet.progress = false;
+        const LawFit f = fit_law_from(law, tr, quiet, starts);
         CrossValidationFold fold;
         double lc = 0;
         for (std::size_t i : g) lc += std::log(key[i]);
@@ -326,6 +433,7 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
     }
     out.laws.push_back(std::move(lo));
   }
+  allocation_warnings(out);
   return out;
 }
 
@@ -338,6 +446,14 @@ nlohmann::json fit_outcome_json(const FitOutcome& o) {
   j["rows_filtered"] = o.columns.rows_filtered;
   j["dropped"] = o.columns.dropped;
   j["best_of_dropped"] = o.columns.best_of_dropped;
+  j["missing_dropped"] = o.columns.missing_dropped;
+  j["missing_by_column"] = o.columns.missing_by_column;
+  if (!o.columns.aggregation.how.empty()) {
+    const Aggregation& a = o.columns.aggregation;
+    j["aggregate"] = {{"how", a.how}, {"rows", a.rows}, {"groups", a.groups}, {"largest", a.largest},
+                      {"noise_sd", number(a.noise_sd)}, {"dof", a.dof}};
+  }
+  if (std::isfinite(o.columns.C_over_6ND)) j["C_over_6ND"] = o.columns.C_over_6ND;
   j["held_out"] = main.test.size();
   if (!o.columns.derived.empty()) j["derived"] = o.columns.derived;
   nlohmann::json warnings = o.warnings;
@@ -370,6 +486,11 @@ std::string fit_outcome_table(const FitOutcome& o) {
   const LawOutcome& main = o.laws.front();
   const FitOptions fo = fit_options(o.request, o.request.law);
   std::string out;
+  const Aggregation& a = o.columns.aggregation;
+  if (!a.how.empty())
+    out += fmt::format("aggregated ({}): {} rows into {} of identical inputs (up to {} each){}; spread within them: "
+                       "sd of log loss {} ({} degrees of freedom)\n", a.how, a.rows, a.groups, a.largest,
+                       a.how == "mean" && a.groups < a.rows ? ", each weighted by its size" : "", num(a.noise_sd), a.dof);
   for (const auto& w : o.warnings) out += "WARNING: " + w + "\n";
   out += law_fit_table(main.fit, fo, main.boot.get(), o.request.boot, o.request.at);
   if (!o.request.columns.holdout.empty())
@@ -535,7 +656,8 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
 FitRequest fit_request_from_json(const nlohmann::json& j) {
   static const std::set<std::string> known = {"law", "compare", "x", "N", "D", "C", "loss", "where", "drop_top", "flops",
                                               "weight", "best_of", "holdout", "bounds", "grid", "delta", "cv", "bootstrap",
-                                              "level", "seed", "bootstrap_starts", "at", "threads", "x_min", "polish"};
+                                              "level", "seed", "bootstrap_starts", "at", "threads", "x_min", "polish",
+                                              "drop_missing", "aggregate", "N_scale", "D_scale", "C_scale", "objective"};
   if (!j.is_object()) throw InputError("fit: the request is not a set of options");
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw InputError("fit: unknown option '" + k + "'");
@@ -628,6 +750,23 @@ FitRequest fit_request_from_json(const nlohmann::json& j) {
   }
   whole("threads", r.threads);
   whole("polish", r.polish);
+  if (given("drop_missing")) {
+    if (!j["drop_missing"].is_boolean()) throw wrong("drop_missing", "True or False");
+    r.columns.drop_missing = j["drop_missing"].get<bool>();
+  }
+  str("aggregate", r.columns.aggregate);
+  str("objective", r.objective);
+  // A unit factor: a number, or its text ("1e6", "M").
+  auto scale = [&](const char* k, double& out) {
+    if (!given(k)) return;
+    const nlohmann::json& v = j[k];
+    if (v.is_number()) out = parse_unit_scale(fmt::format("{:.17g}", v.get<double>()), option(k));
+    else if (v.is_string()) out = parse_unit_scale(v.get<std::string>(), option(k));
+    else throw wrong(k, "a number or one of k, M, B, G, T");
+  };
+  scale("N_scale", r.columns.N_scale);
+  scale("D_scale", r.columns.D_scale);
+  scale("C_scale", r.columns.C_scale);
   check_fit_request(r);
   return r;
 }
@@ -680,6 +819,10 @@ void check_fit_request(const FitRequest& r) {
   if (r.polish < 0)
     throw InputError(fmt::format("--polish {}: give 0 (every start to the full tolerance) or a positive number", r.polish));
   if (std::isinf(r.x_min)) throw InputError(fmt::format("--x-min {:g}: give a finite number", r.x_min));
+  if (r.objective != "huber" && r.objective != "mle")
+    throw InputError("--objective '" + r.objective + "': give huber (the summed loss) or mle (maximum likelihood)");
+  if (!r.columns.aggregate.empty() && r.columns.aggregate != "mean" && r.columns.aggregate != "min")
+    throw InputError("--aggregate '" + r.columns.aggregate + "': give mean or min");
   if (r.columns.drop_top < 0)
     throw InputError(fmt::format("--drop-top {}: give the number of rows to drop, 0 or more", r.columns.drop_top));
 }

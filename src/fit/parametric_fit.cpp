@@ -4,15 +4,21 @@
 #include <LBFGS.h>
 #include <LBFGSB.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <optional>
 #include <cstdio>
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/progress.hpp"
 #include "scalinglab/core/lapack.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/random.hpp"
@@ -32,6 +38,68 @@ double LawFit::value(const std::string& name) const {
 
 namespace {
 
+// The Huber density exp(-h(z)) / Z of a standardised residual z (h: the Huber loss with threshold
+// delta; a normal density for infinite delta): log Z and the variance.
+double huber_log_normaliser(double delta) {
+  if (!std::isfinite(delta)) return 0.5 * std::log(2 * std::numbers::pi);
+  return std::log(std::sqrt(2 * std::numbers::pi) * std::erf(delta / std::sqrt(2.0)) + 2 * std::exp(-0.5 * delta * delta) / delta);
+}
+double huber_density_variance(double delta) {
+  if (!std::isfinite(delta)) return 1;
+  const double centre = std::sqrt(2 * std::numbers::pi) * std::erf(delta / std::sqrt(2.0));
+  const double tail = 2 * std::exp(-0.5 * delta * delta);
+  return (centre + tail * (2 / delta + 2 / (delta * delta * delta))) / (centre + tail / delta);
+}
+
+// The scale s maximising the likelihood of residuals r (weights w) under the Huber density: the
+// root of sum w min((r/s)^2, delta |r/s|) = sum w, increasing in t = 1/s. Bracketed from the normal
+// density's root (below it) and solved by safeguarded Newton steps.
+double noise_scale(const ArrayXd& a, const ArrayXd& w, double total, double delta) {
+  const double ss = (w * a.square()).sum();
+  if (!(ss > 0) || !std::isfinite(ss)) return 0;
+  double lo = std::sqrt(total / ss);  // f(lo) <= total
+  if (!std::isfinite(delta)) return 1 / lo;
+  auto f = [&](double t, double& slope) {
+    const ArrayXd ta = t * a;
+    const ArrayXd quad = (ta <= delta).cast<double>();
+    slope = (w * (quad * 2 * t * a.square() + (1 - quad) * delta * a)).sum();
+    return (w * ta.min(delta).cwiseProduct(ta)).sum();
+  };
+  double slope = 0, hi = lo;
+  while (f(hi, slope) < total && hi < 1e300) hi *= 4;
+  double t = hi;
+  for (int it = 0; it < 200; ++it) {
+    const double v = f(t, slope) - total;
+    if (v == 0) break;
+    (v < 0 ? lo : hi) = t;
+    double next = t - v / slope;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::fabs(next - t) <= 1e-15 * t || hi - lo <= 1e-15 * hi) {
+      t = next;
+      break;
+    }
+    t = next;
+  }
+  return 1 / t;
+}
+
+}  // namespace
+
+NoiseFit fit_noise(const ArrayXd& r, const ArrayXd& weight, double delta) {
+  const ArrayXd w = weight.size() == r.size() ? weight : ArrayXd::Ones(r.size());
+  const double total = w.sum();
+  NoiseFit out;
+  out.scale = std::max(noise_scale(r.abs(), w, total, delta), 1e-150);  // an exact fit has no noise to fit
+  const ArrayXd z = r / out.scale, a = z.abs();
+  const ArrayXd h = std::isfinite(delta) ? ArrayXd((a <= delta).select(0.5 * z.square(), delta * (a - 0.5 * delta)))
+                                         : ArrayXd(0.5 * z.square());
+  out.nll = (w * h).sum() + total * (std::log(out.scale) + huber_log_normaliser(delta));
+  out.sd = out.scale * std::sqrt(huber_density_variance(delta));
+  return out;
+}
+
+namespace {
+
 // The objective as LBFGS++ wants it, with scratch kept across calls and the best point seen (a
 // failed line search then still returns the best point it visited).
 struct HuberObjective {
@@ -42,10 +110,12 @@ struct HuberObjective {
   ArrayXXd jac;
   VectorXd best_x;
   double best_f = std::numeric_limits<double>::infinity();
+  bool likelihood = false;  // FitOptions::likelihood
 
   double operator()(const VectorXd& x, VectorXd& grad) {
     law.predict(data, x.data(), log_pred, &jac);
     r = log_pred - data.log_y;
+    if (likelihood) return likelihood_value(x, grad);
     if (std::isfinite(delta)) {
       const ArrayXd a = r.abs();
       h = (a <= delta).select(0.5 * r.square(), delta * (a - 0.5 * delta));
@@ -60,6 +130,32 @@ struct HuberObjective {
     }
     const double f = h.sum();
     grad = jac.matrix().transpose() * g.matrix();
+    if (!std::isfinite(f) || !grad.allFinite()) {
+      grad.setZero();
+      return std::numeric_limits<double>::infinity();
+    }
+    if (f < best_f) {
+      best_f = f;
+      best_x = x;
+    }
+    return f;
+  }
+
+  // The negative log-likelihood F with the noise scale profiled out, minimised as exp(F / W)
+  // (W the total weight): the same minimiser, and positive, as the fitter's relative comparisons
+  // of objectives assume. By the envelope theorem dF/dtheta is the derivative at the fitted scale.
+  double likelihood_value(const VectorXd& x, VectorXd& grad) {
+    const bool weighted = data.weight.size() == r.size();
+    const double total = weighted ? data.weight.sum() : static_cast<double>(r.size());
+    if (!r.allFinite()) {
+      grad.setZero();
+      return std::numeric_limits<double>::infinity();
+    }
+    const NoiseFit noise = fit_noise(r, weighted ? data.weight : ArrayXd(), delta);
+    const double f = std::exp(noise.nll / total);
+    g = std::isfinite(delta) ? ArrayXd((r / noise.scale).max(-delta).min(delta)) : ArrayXd(r / noise.scale);
+    if (weighted) g *= data.weight;
+    grad = (f / (total * noise.scale)) * (jac.matrix().transpose() * g.matrix());
     if (!std::isfinite(f) || !grad.allFinite()) {
       grad.setZero();
       return std::numeric_limits<double>::infinity();
@@ -202,6 +298,7 @@ std::vector<double> descend(const ScalingLaw& law, const LawData& data, const Fi
   param.max_linesearch = 60;
   param.linesearch = LBFGSpp::LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE;
   HuberObjective obj{law, data, resolved_delta(law, options), {}, {}, {}, {}, {}, {}};
+  obj.likelihood = options.likelihood;
   VectorXd x = Eigen::Map<const VectorXd>(start.data(), static_cast<Eigen::Index>(start.size()));
   double fx = 0;
   VectorXd lower, upper;
@@ -372,6 +469,32 @@ std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::
   return out;
 }
 
+// Progress of a long loop of tasks, shown only once it has run for a few seconds (a fit of the
+// example data finishes silently).
+class LateProgress {
+ public:
+  LateProgress(bool on, std::size_t total, std::string label, std::string unit = "starts")
+      : on_(on), total_(total), label_(std::move(label)), unit_(std::move(unit)) {}
+  void advance() {
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    if (shown_) {
+      shown_->advance();
+    } else if (std::chrono::steady_clock::now() - start_ > std::chrono::seconds(3) && done_ < total_) {
+      shown_ = std::make_unique<Progress>(total_, done_, label_, false, unit_);
+    }
+  }
+
+ private:
+  bool on_;
+  std::size_t total_, done_ = 0;
+  std::string label_, unit_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::unique_ptr<Progress> shown_;
+  std::mutex mutex_;
+};
+
 LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
                 const std::vector<std::vector<double>>& starts, bool diagnose) {
   require_points(law, data);
@@ -388,9 +511,25 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
     first.tolerance = options.screen_tolerance;
     first.max_iterations = std::min(options.max_iterations, options.screen_iterations);
   }
-  parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
-    ends[i] = descend(law, data, first, starts[i], objective[i]);
-  });
+  // A large table is screened on an evenly spaced subsample: the screening only ranks the starts.
+  const auto n = static_cast<std::size_t>(data.size());
+  const bool sample = screen && n > options.screen_rows && options.screen_rows > 0;
+  LawData few;
+  if (sample) {
+    std::vector<std::size_t> rows(options.screen_rows);
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i * n / rows.size();
+    few = subset(law, data, rows);
+  }
+  {
+    LateProgress bar(options.progress, starts.size(),
+                     screen ? fmt::format("fit: screening {} starts{}", starts.size(),
+                                          sample ? fmt::format(" on {} of the {} rows", options.screen_rows, n) : "")
+                            : fmt::format("fit: {} starts", starts.size()));
+    parallel_for(starts.size(), options.threads, [&](std::size_t i, int) {
+      ends[i] = descend(law, sample ? few : data, first, starts[i], objective[i]);
+      bar.advance();
+    });
+  }
   std::vector<char> full(starts.size(), screen ? 0 : 1);  // descended to the full tolerance
   if (screen) {
     // Continue the best-ending descents to the full tolerance.
@@ -399,15 +538,22 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
     const auto k = static_cast<std::ptrdiff_t>(options.polish);
     std::partial_sort(best.begin(), best.begin() + k, best.end(),
                       [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
+    LateProgress bar(options.progress, static_cast<std::size_t>(k), fmt::format("fit: polishing the best {}", k));
     parallel_for(static_cast<std::size_t>(k), options.threads, [&](std::size_t j, int) {
       const std::size_t i = best[j];
       ends[i] = descend(law, data, options, ends[i], objective[i]);
+      bar.advance();
     });
     for (std::ptrdiff_t j = 0; j < k; ++j) full[best[static_cast<std::size_t>(j)]] = 1;
   }
+  // Best first; with a subsampled screening, the polished starts (objectives on every row) before
+  // the others (objectives on the subsample).
   std::vector<std::size_t> order(starts.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (sample && full[a] != full[b]) return full[a] > full[b];
+    return objective[a] < objective[b];
+  });
   LawFit fit;
   fit.law = &law;
   const std::size_t best = order.front();
@@ -426,6 +572,15 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
   fit.ranked_starts.reserve(order.size());
   for (std::size_t i : order) fit.ranked_starts.push_back(starts[i]);
   if (diagnose) fit.warnings = fit_warnings(fit, starts, ends, objective, full, data, options);
+  if (options.likelihood) {
+    ArrayXd lp;
+    law.predict(data, fit.theta.data(), lp, nullptr);
+    const NoiseFit noise = fit_noise(lp - data.log_y, data.weight, fit.delta);
+    fit.likelihood = true;
+    fit.objective = noise.nll;
+    fit.noise_scale = noise.scale;
+    fit.noise_sd = noise.sd;
+  }
   return fit;
 }
 
@@ -541,6 +696,7 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
   const auto t0 = std::chrono::steady_clock::now();
   const ScalingLaw& law = *fit.law;
   std::vector<std::vector<double>> starts{fit.theta};
+  std::vector<double> noise(static_cast<std::size_t>(boot.replicates), std::numeric_limits<double>::quiet_NaN());
   const std::size_t k = boot.starts <= 0 ? fit.ranked_starts.size()
                                          : std::min<std::size_t>(static_cast<std::size_t>(boot.starts), fit.ranked_starts.size());
   starts.insert(starts.end(), fit.ranked_starts.begin(), fit.ranked_starts.begin() + static_cast<std::ptrdiff_t>(k));
@@ -549,6 +705,12 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
   out.thetas.assign(static_cast<std::size_t>(boot.replicates), {});
   FitOptions inner = options;
   inner.threads = 1;  // parallel across replicates instead
+  inner.progress = false;
+  // On a large table each refit screens its starts on a subsample and polishes the best few: the
+  // resample's optimum lies next to the full fit's, which is one of the starts.
+  if (static_cast<std::size_t>(data.size()) > options.screen_rows) inner.polish = std::min(options.polish, 4);
+  LateProgress bar(options.progress, static_cast<std::size_t>(boot.replicates),
+                   fmt::format("fit: {} bootstrap refits", boot.replicates), "refits");
   parallel_for(out.replicates.size(), options.threads, [&](std::size_t r, int) {
     LawData resampled = data;
     resampled.weight = resample_weights(static_cast<std::size_t>(data.size()), boot.seed, r);
@@ -556,7 +718,10 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
     LawFit refit = fit_law_from(law, resampled, inner, starts);
     out.replicates[r] = std::move(refit.values);
     out.thetas[r] = std::move(refit.theta);
+    noise[r] = refit.noise_sd;
+    bar.advance();
   });
+  if (options.likelihood) out.noise_sd = summarise_sample(noise, boot.level);
   for (std::size_t p = 0; p < law.parameters.size(); ++p) {
     std::vector<double> sample;
     for (const auto& rep : out.replicates) sample.push_back(rep[p]);

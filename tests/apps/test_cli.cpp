@@ -3,9 +3,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -26,6 +30,12 @@ Outcome run_cli(const std::string& args) {
   const int raw = pclose(p);
   o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return o;
+}
+
+std::string fmt_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 void expect_bad_input(const std::string& args, const std::string& message) {
@@ -187,4 +197,86 @@ TEST(Cli, PredictNamesWhatEachIntervalCovers) {
   const Outcome bad = run_cli("frontier '" + example("llama3-isoflops-extraction.csv") +
                               "' --method nonsense --C compute_budget --D training_tokens");
   EXPECT_EQ(bad.status, 2) << bad.out;
+}
+
+namespace {
+
+// A Chinchilla-law table (5 budgets x 9 sizes) as a CSV in a fresh folder, with `extra` columns
+// computed per row from (N, D, loss) and `blank` rows (0-based) whose loss cell is empty.
+std::string fit_csv(const std::string& name, const std::string& header_extra,
+                    const std::function<std::string(double, double, double)>& extra, const std::vector<int>& blank = {}) {
+  const auto dir = std::filesystem::temp_directory_path() / ("scalinglab_fitcli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream f(path);
+  f << "N,D,loss" << header_extra << "\n";
+  int row = 0;
+  for (int b = 0; b < 5; ++b)
+    for (int k = -4; k <= 4; ++k, ++row) {
+      const double C = 1e18 * std::pow(10.0, b / 2.0);
+      const double N = 0.1 * std::pow(C / 6, 0.45) * std::pow(10.0, k / 4.0), D = C / (6 * N);
+      const double L = (1.8 + 400 / std::pow(0.8 * N, 0.34) + 2000 / std::pow(D, 0.28)) * (1 + 0.002 * ((row * 7) % 5 - 2));
+      const bool gap = std::find(blank.begin(), blank.end(), row) != blank.end();
+      f << fmt_number(N) << "," << fmt_number(D) << "," << (gap ? std::string() : fmt_number(L)) << extra(N, D, L) << "\n";
+    }
+  return path.string();
+}
+
+const char* kSmallGrid =
+    " --bootstrap 0 --grid 'log(E)=0,0.5' --grid 'log(A)=3,6' --grid 'log(B)=3,8' --grid alpha=0.2,0.5 --grid beta=0.2,0.5";
+
+}  // namespace
+
+// A compared law reading a column the main law does not (N_no_emb), in both orders.
+TEST(FitCliInputs, CompareReadsEachLawsOwnColumns) {
+  const std::string f = fit_csv("emb.csv", ",N_no_emb", [](double N, double, double) { return "," + fmt_number(0.8 * N); });
+  const std::string chin = "'E + A/N^alpha + B/D^beta'", emb = "'E + A/N_no_emb^alpha + B/D^beta'";
+  for (const bool swap : {false, true}) {
+    const Outcome o = run_cli("fit " + f + " --N N --D D" + kSmallGrid + " --bounds E=0:,A=0:,B=0: --law " +
+                              (swap ? emb : chin) + " --compare " + (swap ? chin : emb));
+    ASSERT_EQ(o.status, 0) << o.out;
+    EXPECT_NE(o.out.find("E + A/N_no_emb^alpha + B/D^beta   "), std::string::npos) << o.out;
+  }
+  // A column that does not exist is refused in one line before anything is fitted.
+  const Outcome bad = run_cli("fit " + f + " --N N --D D --law chinchilla --compare muennighoff --bootstrap 0");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("has no column 'U'"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("fit: law 1"), std::string::npos) << bad.out;
+}
+
+// Blank cells: an error naming line, column and --drop-missing; with it, the rows are left out and
+// counted per column in the report.
+TEST(FitCliInputs, BlankCellsAreNamedOrDroppedWithACount) {
+  const std::string f = fit_csv("blank.csv", "", [](double, double, double) { return std::string(); }, {3, 8});
+  expect_bad_input("fit " + f + " --N N --D D --bootstrap 0", "blank.csv:5: column 'loss' has no value there");
+  expect_bad_input("fit " + f + " --N N --D D --bootstrap 0", "--drop-missing");
+  const Outcome o = run_cli("fit " + f + " --N N --D D --drop-missing" + kSmallGrid + " --json");
+  ASSERT_EQ(o.status, 0) << o.out;
+  const auto j = nlohmann::json::parse(o.out.substr(o.out.find('{')));
+  EXPECT_EQ(j["missing_dropped"], 2);
+  EXPECT_EQ(j["missing_by_column"]["loss"], 2);
+  EXPECT_EQ(j["points"], 43);
+  const Outcome text = run_cli("fit " + f + " --N N --D D --drop-missing" + kSmallGrid);
+  EXPECT_NE(text.out.find("45 rows, 2 with a missing value dropped (loss 2)"), std::string::npos) << text.out;
+}
+
+// Every new option is checked before any work, exit 2 in one sentence, and explained by --help.
+TEST(FitCliInputs, NewOptionsAreCheckedAndExplained) {
+  const std::string f = fit_csv("plain.csv", "", [](double, double, double) { return std::string(); });
+  expect_bad_input("fit " + f + " --N N --D D --N-scale -3", "--N-scale '-3': give a positive factor");
+  expect_bad_input("fit " + f + " --N N --D D --D-scale 0x10", "--D-scale '0x10'");
+  expect_bad_input("fit no-such-file.csv --N N --D D --C-scale x", "--C-scale 'x'");  // before the file is read
+  expect_bad_input("fit " + f + " --N N --D D --aggregate median", "--aggregate");
+  expect_bad_input("fit " + f + " --N N --D D --objective ml", "--objective");
+  const Outcome help = run_cli("fit --help");
+  for (const char* option : {"--drop-missing", "--aggregate", "--objective", "--N-scale", "--D-scale", "--C-scale"})
+    EXPECT_NE(help.out.find(option), std::string::npos) << option;
+  // Units: the scale makes a column of millions a column of parameters (the same fit).
+  const std::string m = fit_csv("millions.csv", ",N_M", [](double N, double, double) { return "," + fmt_number(N / 1e6); });
+  const Outcome a = run_cli("fit " + m + " --N N --D D --json" + kSmallGrid);
+  const Outcome b = run_cli("fit " + m + " --N N_M --N-scale M --D D --json" + kSmallGrid);
+  ASSERT_EQ(a.status, 0) << a.out;
+  ASSERT_EQ(b.status, 0) << b.out;
+  const auto ja = nlohmann::json::parse(a.out.substr(a.out.find('{'))), jb = nlohmann::json::parse(b.out.substr(b.out.find('{')));
+  EXPECT_NEAR(ja["alpha"].get<double>(), jb["alpha"].get<double>(), 1e-6);
 }

@@ -17,7 +17,7 @@ TEST(DataTable, ParsesQuotedFieldsAndSkipsBlankLines) {
   EXPECT_EQ(t.names[0], "Model Size");
   EXPECT_EQ(t.names[1], "note, with comma");
   ASSERT_EQ(t.rows(), 2u);
-  EXPECT_EQ(t.cells[0][1], "a \"b\"");
+  EXPECT_EQ(t.cell(0, 1), "a \"b\"");
   EXPECT_EQ(t.lines[1], 4);
   EXPECT_DOUBLE_EQ(t.numbers("loss")[1], 3.25);
 }

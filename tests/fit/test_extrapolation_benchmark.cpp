@@ -71,7 +71,7 @@ bootstrap = 0
 std::map<std::string, std::vector<std::string>> column_text(const DataTable& t) {
   std::map<std::string, std::vector<std::string>> out;
   for (std::size_t c = 0; c < t.names.size(); ++c)
-    for (const auto& row : t.cells) out[t.names[c]].push_back(row[c]);
+    for (std::size_t r = 0; r < t.rows(); ++r) out[t.names[c]].emplace_back(t.cell(r, c));
   return out;
 }
 

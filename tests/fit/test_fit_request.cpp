@@ -487,3 +487,208 @@ target = 1e9
           {"--profile", "quick"});
   refused("target_sizes = 9\n[profile.quick.extrapolate]\ntarget = inf\n", "target = inf", {"--profile", "quick"});
 }
+
+// Compared laws read their own columns: a law in N_no_emb (a column the main law does not read)
+// compared with chinchilla in (N, D), in both orders, on the same rows; a law reading a column the
+// file does not have is refused before any law is fitted.
+TEST(FitRequest, ComparedLawsReadTheirOwnColumnsOnTheSameRows) {
+  Stream s(11);
+  std::string csv = "N,N_no_emb,D,loss\n";
+  for (int b = 0; b < 5; ++b) {
+    const double C = 1e18 * std::pow(10.0, b / 2.0);
+    for (int k = -4; k <= 4; ++k) {
+      const double N = 0.1 * std::pow(C / 6, 0.45) * std::pow(10.0, k / 4.0), D = C / (6 * N), Ne = 0.8 * N;
+      const double L = 1.8 + 400 / std::pow(Ne, 0.34) + 2000 / std::pow(D, 0.28);
+      // One row without N_no_emb: left out for every law with --drop-missing.
+      const std::string ne = b == 2 && k == 0 ? "" : fmt::format("{:.17g}", Ne);
+      csv += fmt::format("{:.17g},{},{:.17g},{:.17g}\n", N, ne, D, L * std::exp(0.002 * s.normal()));
+    }
+  }
+  const DataTable t = parse_csv(csv, "emb");
+  const std::string emb = "E + A/N_no_emb^alpha + B/D^beta";
+  for (const bool emb_first : {false, true}) {
+    FitRequest r = request(emb_first ? emb : "E + A/N^alpha + B/D^beta");
+    r.compare = {emb_first ? "E + A/N^alpha + B/D^beta" : emb};
+    r.columns.drop_missing = true;
+    const FitOutcome o = run_fit(t, r);
+    ASSERT_EQ(o.laws.size(), 2u);
+    EXPECT_EQ(o.columns.missing_dropped, 1u);
+    EXPECT_EQ(o.columns.missing_by_column.at("N_no_emb"), 1u);
+    const LawOutcome& e = o.laws[emb_first ? 0 : 1];
+    EXPECT_EQ(e.train.size(), 44);
+    EXPECT_EQ(o.laws[0].train.size(), o.laws[1].train.size());
+    // The law of the column the data follow finds its parameters; the other law fits worse.
+    EXPECT_NEAR(e.fit.values[1], 400, 40) << emb_first;  // A
+    EXPECT_NEAR(e.fit.values[2], 0.34, 0.01) << emb_first;  // alpha
+    EXPECT_LE(e.fit.residuals.rmse, o.laws[emb_first ? 1 : 0].fit.residuals.rmse * 1.001);
+  }
+  // Without --drop-missing the blank cell is an error naming its line, column and the option.
+  FitRequest r = request("E + A/N^alpha + B/D^beta");
+  r.compare = {emb};
+  try {
+    run_fit(t, r);
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("emb:24"), std::string::npos) << m;
+    EXPECT_NE(m.find("'N_no_emb'"), std::string::npos) << m;
+    EXPECT_NE(m.find("--drop-missing"), std::string::npos) << m;
+  }
+  // A compared law reading a column the file lacks (muennighoff reads U) is refused before any fit:
+  // the main law's grid, which its fit would refuse, is not reached.
+  r.compare = {"muennighoff"};
+  r.columns.drop_missing = true;
+  r.grid = {"E=-1"};
+  try {
+    run_fit(t, r);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no column 'U'"), std::string::npos) << e.what();
+  }
+}
+
+// Repeated inputs: warned about as they are; merged by --aggregate mean into one row per (N, D) of
+// the mean loss, weighted by the group's size, with the spread within groups as a noise estimate;
+// --aggregate min keeps the lowest.
+TEST(FitRequest, RepeatedSeedsAreWarnedAboutAndAggregated) {
+  const DataTable base = chinchilla_table(0.0, 12);
+  Stream s(4);
+  std::string csv = "N,D,loss,seed\n";
+  const auto N = base.numbers("N"), D = base.numbers("D"), L = base.numbers("loss");
+  for (std::size_t i = 0; i < N.size(); ++i)
+    for (int k = 0; k < (i % 2 ? 3 : 2); ++k)
+      csv += fmt::format("{:.17g},{:.17g},{:.17g},{}\n", N[i], D[i], L[i] * std::exp(0.01 * s.normal()), k);
+  const DataTable t = parse_csv(csv, "seeds");
+  FitRequest r = request("E + A/N^alpha + B/D^beta");
+  const FitOutcome plain = run_fit(t, r);
+  std::string warnings;
+  for (const auto& w : plain.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("45 (N, D) pairs occur on more than one row (112 rows, up to 3 times"), std::string::npos) << warnings;
+
+  r.columns.aggregate = "mean";
+  const FitOutcome mean = run_fit(t, r);
+  EXPECT_EQ(mean.train_columns.loss.size(), 45u);
+  const Aggregation& a = mean.columns.aggregation;
+  EXPECT_EQ(a.rows, 112u);
+  EXPECT_EQ(a.groups, 45u);
+  EXPECT_EQ(a.largest, 3u);
+  EXPECT_EQ(a.dof, 112u - 45u);
+  EXPECT_NEAR(a.noise_sd, 0.01, 0.002);  // the seeds' noise
+  EXPECT_EQ(mean.warnings.size(), plain.warnings.size() - 1);  // no repeated-rows warning
+  // The merged row: the mean loss of its group, weighted by the group's size.
+  const auto loss = t.numbers("loss");
+  EXPECT_NEAR(mean.train_columns.loss[0], (loss[0] + loss[1]) / 2, 1e-15);
+  EXPECT_EQ(mean.train_columns.weight[0], 2.0);
+  EXPECT_NEAR(mean.train_columns.loss[1], (loss[2] + loss[3] + loss[4]) / 3, 1e-15);
+  EXPECT_EQ(mean.train_columns.weight[1], 3.0);
+
+  r.columns.aggregate = "min";
+  const FitOutcome low = run_fit(t, r);
+  EXPECT_EQ(low.train_columns.loss[0], std::min(loss[0], loss[1]));
+  EXPECT_EQ(low.train_columns.loss[1], std::min({loss[2], loss[3], loss[4]}));
+  EXPECT_TRUE(low.train_columns.weight.empty());
+  r.columns.aggregate = "median";
+  EXPECT_THROW(run_fit(t, r), InputError);
+}
+
+// Units: N in millions and D in billions, with C a column of FLOPs, are warned about (C is not
+// 6 N D) and --N-scale/--D-scale make them parameters and tokens: the same fit as the file in units.
+TEST(FitRequest, UnitsAreCheckedAgainstComputeAndScaled) {
+  const DataTable t = chinchilla_table(0.005, 13);
+  std::string csv = "N_M,D_B,C,loss\n";
+  const auto N = t.numbers("N"), D = t.numbers("D"), C = t.numbers("C"), L = t.numbers("loss");
+  for (std::size_t i = 0; i < N.size(); ++i)
+    csv += fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", N[i] / 1e6, D[i] / 1e9, C[i], L[i]);
+  const DataTable u = parse_csv(csv, "units");
+  FitRequest r = request("E + A/N^alpha + B/D^beta");
+  r.columns.N = "N_M";
+  r.columns.D = "D_B";
+  r.columns.C = "C";
+  const FitOutcome wrong = run_fit(u, r);
+  EXPECT_NEAR(wrong.columns.C_over_6ND, 1e15, 1e6);
+  std::string warnings;
+  for (const auto& w : wrong.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("C is not about 6 N D: C / (6 N D) has median 1e15, and 45 of 45 rows"), std::string::npos)
+      << warnings;
+  r.columns.N_scale = 1e6;
+  r.columns.D_scale = 1e9;
+  r.at = {1e24};
+  const FitOutcome right = run_fit(u, r);
+  EXPECT_NEAR(right.columns.C_over_6ND, 1, 1e-12);
+  for (const auto& w : right.warnings) EXPECT_EQ(w.find("6 N D"), std::string::npos) << w;
+  FitRequest ref = request("E + A/N^alpha + B/D^beta");
+  ref.at = {1e24};
+  const FitOutcome expected = run_fit(t, ref);
+  for (std::size_t p = 0; p < 5; ++p)
+    EXPECT_NEAR(right.laws[0].fit.values[p], expected.laws[0].fit.values[p], 1e-6 * std::fabs(expected.laws[0].fit.values[p]));
+  // Without C, N in millions and D in billions make C = 6 N D 1e15 times too small: a budget of
+  // real FLOPs is then far beyond the data, and said so.
+  r.columns.C.clear();
+  r.columns.N_scale = r.columns.D_scale = 1;
+  warnings.clear();
+  for (const auto& w : run_fit(u, r).warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("--at 1e+24 is"), std::string::npos) << warnings;
+  EXPECT_EQ(parse_unit_scale("M", "--N-scale"), 1e6);
+  EXPECT_EQ(parse_unit_scale("B", "--D-scale"), 1e9);
+  EXPECT_EQ(parse_unit_scale("2.5e3", "--N-scale"), 2500.0);
+  for (const char* bad : {"0", "-1", "inf", "nan", "0x10", "1e6x", "m", ""}) EXPECT_THROW(parse_unit_scale(bad, "--N-scale"), InputError) << bad;
+}
+
+// --objective mle with a normal density (delta inf): the estimates are least squares in log space,
+// the fitted noise is the rmse of the residuals, and close to the noise put in; the bootstrap gives
+// it an interval. With Hoffmann's delta the fitted scale solves its likelihood equation.
+TEST(FitRequest, MaximumLikelihoodWithANormalDensityIsLeastSquaresWithItsNoise) {
+  const double sigma = 0.02;
+  const DataTable t = chinchilla_table(sigma, 21, 40);  // 360 points
+  FitRequest ls = request("E + A/N^alpha + B/D^beta");
+  ls.delta = std::numeric_limits<double>::infinity();
+  FitRequest ml = ls;
+  ml.objective = "mle";
+  ml.boot.replicates = 40;
+  const FitOutcome a = run_fit(t, ls), b = run_fit(t, ml);
+  for (std::size_t p = 0; p < 5; ++p)
+    EXPECT_NEAR(b.laws[0].fit.values[p], a.laws[0].fit.values[p], 1e-6 * std::fabs(a.laws[0].fit.values[p])) << p;
+  const LawFit& f = b.laws[0].fit;
+  EXPECT_NEAR(f.noise_sd, f.residuals.rmse, 1e-9);
+  EXPECT_NEAR(f.noise_sd, sigma, 0.1 * sigma);
+  const double n = 360;
+  EXPECT_NEAR(f.objective, n * std::log(f.noise_sd) + n / 2 * (1 + std::log(2 * M_PI)), 1e-6);
+  const Interval& iv = b.laws[0].boot->noise_sd;
+  EXPECT_LT(iv.lo, f.noise_sd);
+  EXPECT_GT(iv.hi, f.noise_sd);
+  const nlohmann::json j = fit_outcome_json(b);
+  EXPECT_EQ(j["objective_kind"], "mle");
+  EXPECT_TRUE(j.contains("noise_sd_lo"));
+  // Huber density: the fitted scale s solves sum min((r/s)^2, delta |r/s|) = n.
+  Eigen::ArrayXd r(6);
+  r << 0.01, -0.02, 0.003, 0.05, -0.0001, 0.0;
+  for (double delta : {1e-3, 0.5, 3.0}) {
+    const NoiseFit nf = fit_noise(r, Eigen::ArrayXd(), delta);
+    const Eigen::ArrayXd z = (r / nf.scale).abs();
+    EXPECT_NEAR((z.square()).min(delta * z).sum(), 6.0, 1e-9) << delta;
+  }
+  ml.objective = "ml";
+  EXPECT_THROW(run_fit(t, ml), InputError);
+}
+
+// A grid past 10^4 starts is announced (the expression law's default grid has 12,800); the
+// screening of a large table runs on a subsample and still reaches the optimum of every row.
+TEST(FitRequest, LargeGridsAreWarnedAboutAndLargeTablesScreenedOnASubsample) {
+  const DataTable t = chinchilla_table(0.01, 31, 40);
+  FitRequest r = request("E + A/N^alpha + B/D^beta");
+  r.grid.clear();
+  std::string warnings;
+  for (const auto& w : run_fit(t, r).warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("12800 starting points (more than 10^4)"), std::string::npos) << warnings;
+  // Screening on 60 of the 360 rows, then polishing on all: the same optimum as screening on all.
+  const ScalingLaw& law = scaling_law("chinchilla");
+  const auto N = t.numbers("N"), D = t.numbers("D"), L = t.numbers("loss");
+  const LawData data = make_law_data(law, N, D, L);
+  FitOptions all, few;
+  all.threads = few.threads = 2;
+  few.screen_rows = 60;
+  const LawFit a = fit_law(law, data, all), b = fit_law(law, data, few);
+  EXPECT_NEAR(b.objective, a.objective, 1e-9 * a.objective);
+  for (std::size_t p = 0; p < 5; ++p) EXPECT_NEAR(b.values[p], a.values[p], 1e-5 * std::fabs(a.values[p])) << p;
+  EXPECT_EQ(b.polished, 64u);
+}

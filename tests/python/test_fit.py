@@ -278,3 +278,86 @@ def test_plot_fit_draws_an_isoflop_analysis_and_refuses_other_dicts():
         sl.plot_fit({"a": 1})
     import matplotlib.pyplot as plt
     plt.close(fig)
+
+
+def _chinchilla_frame(sigma, seed, budgets=8, sizes=9):
+    """An IsoFLOP design with a Chinchilla law times exp(sigma * normal)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for C in np.logspace(18, 21, budgets):
+        for k in range(sizes):
+            N = 0.1 * (C / 6) ** 0.45 * 10 ** ((k - sizes // 2) / 4)
+            D = C / (6 * N)
+            rows.append((N, D, (1.8 + 400 / N ** 0.34 + 2000 / D ** 0.28) * np.exp(sigma * rng.standard_normal())))
+    return pd.DataFrame(rows, columns=["N", "D", "loss"])
+
+
+SMALL_GRID = {"grid": ["log(E)=0,0.5", "log(A)=3,6", "log(B)=3,8", "alpha=0.2,0.5", "beta=0.2,0.5"],
+              "bounds": "E=0:,A=0:,B=0:", "bootstrap": 0}
+
+
+def test_nan_cells_are_an_error_or_dropped_with_a_count():
+    df = _chinchilla_frame(0.005, 1)
+    df.loc[[2, 5], "loss"] = np.nan
+    df.loc[7, "D"] = None
+    with pytest.raises(ValueError, match=r"row 2: column 'loss' has no value there.*drop_missing=True"):
+        sl.fit(df, "E + A/N^alpha + B/D^beta", N="N", D="D", **SMALL_GRID)
+    r = sl.fit(df, "E + A/N^alpha + B/D^beta", N="N", D="D", drop_missing=True, **SMALL_GRID)
+    assert r["missing_dropped"] == 3
+    assert r["missing_by_column"] == {"loss": 2, "D": 1}
+    assert r["points"] == len(df) - 3
+
+
+def test_repeated_seeds_are_aggregated():
+    df = _chinchilla_frame(0.0, 2)
+    rng = np.random.default_rng(3)
+    seeds = pd.concat([df] * 3, ignore_index=True)
+    seeds["loss"] *= np.exp(0.01 * rng.standard_normal(len(seeds)))
+    plain = sl.fit(seeds, "E + A/N^alpha + B/D^beta", N="N", D="D", **SMALL_GRID)
+    assert any("occur on more than one row" in w for w in plain["warnings"])
+    r = sl.fit(seeds, "E + A/N^alpha + B/D^beta", N="N", D="D", aggregate="mean", **SMALL_GRID)
+    assert r["points"] == len(df)
+    assert r["aggregate"]["groups"] == len(df) and r["aggregate"]["largest"] == 3
+    assert r["aggregate"]["noise_sd"] == pytest.approx(0.01, rel=0.25)
+    with pytest.raises(ValueError, match="aggregate"):
+        sl.fit(seeds, N="N", D="D", aggregate="median", bootstrap=0)
+
+
+def test_units_scale_a_column():
+    df = _chinchilla_frame(0.005, 4)
+    ref = sl.fit(df, "E + A/N^alpha + B/D^beta", N="N", D="D", **SMALL_GRID)
+    units = df.assign(N=df["N"] / 1e6, D=df["D"] / 1e9)
+    r = sl.fit(units, "E + A/N^alpha + B/D^beta", N="N", D="D", N_scale="M", D_scale=1e9, **SMALL_GRID)
+    assert r["alpha"] == pytest.approx(ref["alpha"], rel=1e-6)
+    with pytest.raises(ValueError, match="N_scale='x'"):
+        sl.fit(units, N="N", D="D", N_scale="x", bootstrap=0)
+
+
+def test_maximum_likelihood_matches_least_squares_in_log_space_and_finds_the_noise():
+    """objective="mle" with a normal density (delta=inf): the estimates are those of an independent
+    least-squares fit of the log loss (scipy), and the fitted noise is close to the noise put in."""
+    least_squares = pytest.importorskip("scipy.optimize").least_squares
+    sigma = 0.02
+    df = _chinchilla_frame(sigma, 5, budgets=20, sizes=11)
+    r = sl.fit(df, "E + A/N^alpha + B/D^beta", N="N", D="D", objective="mle", delta=float("inf"),
+               **{**SMALL_GRID, "bootstrap": 50})
+    logN, logD, logL = np.log(df["N"].to_numpy()), np.log(df["D"].to_numpy()), np.log(df["loss"].to_numpy())
+
+    def residuals(p):
+        e, a, al, b, be = p
+        return np.logaddexp(np.logaddexp(e, a - al * logN), b - be * logD) - logL
+    best = min((least_squares(residuals, [e, a, al, b, be], xtol=1e-15, ftol=1e-15, gtol=1e-15)
+                for e in (0, 0.5) for a in (3, 6) for al in (0.2, 0.5) for b in (3, 8) for be in (0.2, 0.5)),
+               key=lambda s: s.cost)
+    e, a, al, b, be = best.x
+    for name, value in (("E", np.exp(e)), ("A", np.exp(a)), ("alpha", al), ("B", np.exp(b)), ("beta", be)):
+        assert r[name] == pytest.approx(value, rel=1e-6), name
+    rmse = np.sqrt(np.mean(residuals(best.x) ** 2))
+    assert r["noise_sd"] == pytest.approx(rmse, rel=1e-7)
+    assert r["noise_sd"] == pytest.approx(sigma, rel=0.1)
+    assert r["noise_sd_lo"] < r["noise_sd"] < r["noise_sd_hi"]
+    assert r["objective_kind"] == "mle"
+    n = len(df)
+    assert r["objective"] == pytest.approx(n * np.log(rmse) + n / 2 * (1 + np.log(2 * np.pi)), rel=1e-9)
+    with pytest.raises(ValueError, match="objective"):
+        sl.fit(df, N="N", D="D", objective="likelihood", bootstrap=0)

@@ -3,6 +3,7 @@
 // a spreadsheet's). Values are parsed when a column is asked for as numbers, so a bad value is
 // reported with its column and line.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,14 +12,24 @@ namespace scalinglab::fit {
 struct DataTable {
   std::string source;                           // file name, for messages
   std::vector<std::string> names;               // header
-  std::vector<std::vector<std::string>> cells;  // rows x columns
   std::vector<int> lines;                       // line number of each row in the file (1-based)
+  // The cells' text back to back, row by row, and where each cell ends: one allocation for a table
+  // of a million rows rather than one per cell.
+  std::string text;
+  std::vector<std::size_t> ends;
 
-  std::size_t rows() const { return cells.size(); }
+  std::size_t rows() const { return lines.size(); }
+  // The text of cell (row, column index), quotes removed.
+  std::string_view cell(std::size_t row, std::size_t column) const {
+    const std::size_t k = row * names.size() + column;
+    const std::size_t begin = k ? ends[k - 1] : 0;
+    return std::string_view(text).substr(begin, ends[k] - begin);
+  }
   bool has(const std::string& column) const;
   // The column as numbers; throws InputError naming the column (and the columns that exist) when it
   // is missing, and the line when a value is not a finite decimal number (hexadecimal, inf and nan
-  // are refused; a subnormal such as 1e-310 is kept).
+  // are refused; a subnormal such as 1e-310 is kept). A missing cell (missing_cell) is refused with
+  // its own message, which names --drop-missing.
   std::vector<double> numbers(const std::string& column) const;
   // Keeps the rows where every (column, value) pair matches (text equality, or numeric equality
   // when both sides are numbers). Throws when a column is missing.
@@ -36,6 +47,10 @@ DataTable parse_csv(const std::string& text, const std::string& source, char del
 // The delimiter named by `text`: one character other than a quote or a line break, or "tab".
 // Throws InputError otherwise.
 char parse_delimiter(const std::string& text);
+
+// Whether a cell is a missing value rather than a number: blank, or NaN, NA, N/A, null, None (any
+// case; what spreadsheets, pandas, R and experiment trackers write for "no value").
+bool missing_cell(std::string_view cell);
 
 // "col=value" -> (col, value); throws InputError otherwise.
 std::pair<std::string, std::string> parse_filter(const std::string& text);

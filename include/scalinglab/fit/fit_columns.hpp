@@ -4,8 +4,10 @@
 // formula of N, D and other columns; filters; per-row weights; keeping the best row of a
 // hyperparameter sweep per fit input (best-of); dropping the k highest losses (Besiroglu et al.
 // 2024 drop the 5 highest of Chinchilla's Figure 4 data); extra columns carried along for laws
-// that read them. The order is: filters (--where), best-of, drop-top.
+// that read them. The order is: equality filters, missing values (--drop-missing), conditions,
+// aggregation of repeated inputs (--aggregate), best-of, drop-top.
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -37,6 +39,26 @@ struct ColumnChoice {
   // Rows held out of the fit (an expression like the conditions, e.g. "C >= 1e21"): marked in
   // FitColumns::held_out, not removed.
   std::string holdout;
+  // Leave out the rows with a missing value (missing_cell: blank, NaN, ...) in any column the fit
+  // reads (after the equality filters); otherwise such a cell is an error naming it.
+  bool drop_missing = false;
+  // Rows with identical fit inputs (N, D and C, or x; every extra column; the best-of value) merged
+  // into one: "mean" (the mean loss, weighted by the rows' weights, the group's total weight as its
+  // weight) or "min" (the lowest-loss row, as it is). Empty: rows kept as they are.
+  std::string aggregate;
+  // Units: the N, D, C columns (and x when it is one of them, x_scale) multiplied by these.
+  double N_scale = 1, D_scale = 1, C_scale = 1, x_scale = 1;
+};
+
+// What --aggregate did: the rows merged, the groups they formed, and the spread within groups
+// (pooled standard deviation of log loss: the noise of one run).
+struct Aggregation {
+  std::string how;              // "mean" or "min"; empty when not asked for
+  std::size_t rows = 0;         // rows before merging
+  std::size_t groups = 0;       // rows after
+  std::size_t largest = 0;      // rows in the largest group
+  double noise_sd = std::numeric_limits<double>::quiet_NaN();  // pooled within-group sd of log loss
+  std::size_t dof = 0;          // its degrees of freedom, sum over groups of (size - 1)
 };
 
 struct FitColumns {
@@ -52,7 +74,17 @@ struct FitColumns {
   std::vector<bool> held_out;            // ColumnChoice::holdout per kept row (empty: none)
   std::string flops;                     // the FLOP formula: "6*N*D" when derived by default, the
                                          // --flops text, empty when C was a column (or one-input)
+  // --drop-missing: rows left out, and per column how many of them had no value there.
+  std::size_t missing_dropped = 0;
+  std::map<std::string, std::size_t> missing_by_column;
+  Aggregation aggregation;
+  // With N, D and C all columns: the median of C / (6 N D) over the kept rows (NaN otherwise).
+  double C_over_6ND = std::numeric_limits<double>::quiet_NaN();
 };
+
+// A unit factor as given to --N-scale, --D-scale, --C-scale: a positive finite number, or one of the
+// suffixes k (1e3), M (1e6), B or G (1e9), T (1e12). Throws InputError naming `option`.
+double parse_unit_scale(const std::string& text, const std::string& option);
 
 // `need_x`: a one-input law (x, loss); otherwise N, D and C are resolved. Throws InputError naming
 // the missing option or column, and rows with non-positive or non-finite values.

@@ -24,6 +24,7 @@ struct FitRequest {
   std::vector<std::string> grid;      // "NAME=v1,v2,...", "NAME=first:step:last", "log(NAME)=..."
   double delta = std::numeric_limits<double>::quiet_NaN();  // NaN: the law's default
   int polish = 64;                    // FitOptions::polish
+  std::string objective = "huber";    // FitOptions::likelihood: "huber" (false) or "mle" (true)
   std::string cv;                     // "" or "leave-one-budget-out"
   BootstrapOptions boot;
   std::vector<double> at;             // budgets for the compute-optimal allocation

@@ -33,7 +33,19 @@ struct FitOptions {
   int polish = 64;
   double screen_tolerance = 1e-5;
   int screen_iterations = 200;  // at most this many iterations per start in the screening pass
+  // With more rows than this, the screening pass runs on this many of them (evenly spaced in the
+  // data's order, so deterministic), and only the polishing pass reads every row.
+  std::size_t screen_rows = 10000;
+  // Progress with an estimate of the time left on stderr, for fits (and bootstraps) that run
+  // longer than a few seconds.
+  bool progress = false;
   int threads = 0;  // 0: all hardware threads
+  // Maximum likelihood instead of the summed loss: the log residuals r_i are taken as independent
+  // draws from the density exp(-h(r / s)) / (s Z), h the Huber loss with threshold delta (a normal
+  // density when delta is infinite), and the noise scale s is profiled out: for each theta, the s
+  // that maximises the likelihood. The fit minimises the negative log-likelihood; LawFit::noise_sd
+  // is the fitted density's standard deviation (s for a normal density).
+  bool likelihood = false;
 };
 
 // Residuals r_i = log L_hat - log L_i of the fit on its own points.
@@ -53,6 +65,9 @@ struct LawFit {
   std::size_t polished = 0;   // starts continued to the full tolerance (all of them without screening)
   ResidualStats residuals;
   double delta = 0;  // the Huber threshold used
+  bool likelihood = false;  // FitOptions::likelihood: `objective` is then the negative log-likelihood
+  double noise_scale = std::numeric_limits<double>::quiet_NaN();  // s (likelihood fits)
+  double noise_sd = std::numeric_limits<double>::quiet_NaN();     // the density's standard deviation
   // Why the optimum may not be what it seems: flat directions (the data do not determine some
   // combination of parameters), starts that end at the best objective with different parameters,
   // parameters on their bounds.
@@ -71,6 +86,14 @@ std::vector<std::vector<double>> initial_grid(const ScalingLaw& law, const LawDa
 
 // Summed Huber loss and its gradient (for tests).
 double huber_objective(const ScalingLaw& law, const LawData& data, double delta, const double* theta, double* grad);
+
+// The likelihood fit's noise at given residuals (weights: counts, empty for ones): the scale s that
+// maximises the likelihood of the residuals under the Huber density with threshold `delta`, the
+// density's standard deviation, and the negative log-likelihood there.
+struct NoiseFit {
+  double scale = 0, sd = 0, nll = 0;
+};
+NoiseFit fit_noise(const Eigen::ArrayXd& residuals, const Eigen::ArrayXd& weight, double delta);
 
 // One L-BFGS descent from `start`; returns the coordinates reached and sets `objective`.
 std::vector<double> descend(const ScalingLaw& law, const LawData& data, const FitOptions& options,
@@ -114,6 +137,7 @@ struct BootstrapOptions {
 
 struct Bootstrap {
   std::vector<Interval> intervals;              // one per law->parameters entry
+  Interval noise_sd;                            // of LawFit::noise_sd (likelihood fits)
   std::vector<std::vector<double>> replicates;  // replicate x parameters
   std::vector<std::vector<double>> thetas;      // replicate x coordinates
   double seconds = 0;
