@@ -21,11 +21,12 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:dete
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Every unit test but the largest fits (4,500 L-BFGS starts and their bootstrap, 5 minutes
 # under the sanitizers; the coverage of 100 synthetic extrapolations, 70 s in Release and 40x
-# that under the sanitizers; the same code runs in the smaller fit tests) and the kills of long
+# that under the sanitizers; the 12,800-start grid and the two 4,500-start fits of the subsample
+# screening test, 8 s in Release; the same code runs in the smaller fit tests) and the kills of long
 # trainings (9 minutes; checkpoints are read and written under the sanitizers by TaskCheckpoint.*
 # and FactorTraining.ARunRestoredFromItsCheckpoint...), in six shards run two at a
 # time (one per core): a few slow tests make two shards uneven, six even out.
-filter='-ChinchillaExample.*:FitMethod.RecoversNoptAt100xWithinItsInterval:ParametricFit.RecoversKaplanLaw:ParametricFit.RecoversChinchillaLaw:LawExpression.CustomChinchillaFitEqualsTheBuiltInOnTheShippedData:SlurmCli.ArrayAndMergeScriptsReproduceASingleRun:Checkpoints.AKilledTaskGoesOnFromItsStateToTheSameRecord'
+filter='-ChinchillaExample.*:FitMethod.RecoversNoptAt100xWithinItsInterval:FitRequest.LargeGridsAreWarnedAboutAndLargeTablesScreenedOnASubsample:ParametricFit.RecoversKaplanLaw:ParametricFit.RecoversChinchillaLaw:LawExpression.CustomChinchillaFitEqualsTheBuiltInOnTheShippedData:SlurmCli.ArrayAndMergeScriptsReproduceASingleRun:Checkpoints.AKilledTaskGoesOnFromItsStateToTheSameRecord'
 shards=6
 export build filter shards
 run_shard() {
