@@ -11,10 +11,12 @@
 #include <map>
 #include <optional>
 
+#include "scalinglab/claims/margin.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/core/stats.hpp"
 #include "scalinglab/results/aggregate.hpp"
+#include "scalinglab/results/results.hpp"
 
 namespace scalinglab {
 
@@ -25,6 +27,11 @@ nlohmann::json CheckResult::to_json() const {
   if (!substitute.empty()) j["substitute"] = substitute;
   if (!reduced.empty()) j["reduced"] = reduced;
   if (index > 0) j["index"] = index;
+  if (!not_evidence.empty()) j["not_evidence"] = not_evidence;
+  if (!std::isnan(margin)) {
+    j["margin"] = std::isinf(margin) ? nlohmann::json(margin > 0 ? "inf" : "-inf") : nlohmann::json(margin);
+    j["margin_unit"] = margin_unit;
+  }
   j["category"] = category();
   return j;
 }
@@ -34,13 +41,17 @@ const char* CheckResult::status() const { return passed ? "PASS" : known_failure
 const char* CheckResult::category() const {
   if (!passed) return "not reproduced";
   if (!substitute.empty()) return "substitute";
+  if (!not_evidence.empty()) return "not evidence";
   return reduced.empty() ? "reproduced" : "reduced";
 }
 
 std::string CheckResult::line() const {
   std::string out = std::string(status()) + "  ";
   if (!substitute.empty()) out += "(substitute) ";
+  if (!not_evidence.empty()) out += "(not evidence) ";
   out += claim + ": " + measured + " (expected " + expected + ")";
+  const std::string m = margin_text(margin, margin_unit);
+  if (!m.empty()) out += " [margin " + m + "]";
   if (!passed && !known_failure.empty()) out += " [known: " + known_failure + "]";
   return out;
 }
@@ -68,6 +79,14 @@ struct Context {
   const Sweep& sweep;
   const Table& table;
   const CheckSpec& spec;
+  const std::vector<TaskResult>* results = nullptr;
+
+  // Standard error over the runs of metric `name` at a row (0 when unknown).
+  double sem_of(const Table::Row& row, const std::string& name) const {
+    for (std::size_t k = 0; k < table.metric_names.size(); ++k)
+      if (table.metric_names[k] == name) return k < row.sem.size() && std::isfinite(row.sem[k]) ? row.sem[k] : 0.0;
+    return 0.0;
+  }
 
   // x of a row: its parameter, or the mean of a metric (an x axis along a measured quantity).
   double x_of(const Table::Row& row) const {
@@ -77,8 +96,36 @@ struct Context {
     throw InputError("unknown parameter or metric '" + spec.x + "'");
   }
 
-  // Rows matching `where` and the x range, with x and y looked up once.
-  std::vector<Point> select() const {
+  // A bound formula at a row: its numeric parameters and its other metrics (their means, or their
+  // spread with the suffix _std or _sem: "chinchilla_excess", "0.5 + 4*second_moment_sem").
+  double bound_at(const Expression& bound, const Table::Row& row) const {
+    return bound.eval([&](const std::string& name) -> std::optional<double> {
+      if (row.params.has(name)) {
+        const double v = row.params.entry(name).number;
+        if (!std::isnan(v)) return v;
+      }
+      for (std::size_t k = 0; k < table.metric_names.size(); ++k) {
+        const std::string& m = table.metric_names[k];
+        if (name == m) return row.mean[k];
+        if (name == m + "_sem") return row.sem[k];
+        if (name == m + "_std") return row.std[k];
+      }
+      return std::nullopt;
+    });
+  }
+
+  // Rows matching `where` and the x range, with x and y looked up once (`scalar_xy` false: x and y
+  // are series metrics, read from the runs' records; the rows are selected by `where` alone).
+  std::vector<Point> select(bool scalar_xy = true) const {
+    if (!scalar_xy) {
+      std::vector<Point> out;
+      for (const auto& [name, value] : spec.where)
+        if (std::find(table.param_names.begin(), table.param_names.end(), name) == table.param_names.end())
+          throw InputError("unknown parameter '" + name + "' in where");
+      for (const auto& row : table.rows)
+        if (params_match(row.params, spec.where)) out.push_back({&row, kNaN, kNaN});
+      return out;
+    }
     const std::size_t m = table.metric_index(spec.y);
     std::vector<Point> out;
     for (const auto& [name, value] : spec.where)
@@ -126,11 +173,16 @@ struct Context {
   }
 };
 
+void set_margin(CheckResult& r, const Margin& m) {
+  r.margin = m.value;
+  r.margin_unit = m.unit;
+}
+
 // ---- slope: least squares of log y on log x ----------------------------------------------------
 void check_slope(const Context& c, CheckResult& r) {
   c.require_x();
   r.expected = c.spec.at_least || c.spec.at_most ? c.spec.slope_text() : num(c.spec.expect) + " +- " + num(c.spec.tol);
-  std::vector<double> lx, ly;
+  std::vector<double> lx, ly, var;  // var: variance of log y from the mean's standard error
   double lo = INFINITY, hi = -INFINITY;
   std::size_t nonpositive = 0, points = 0;
   for (const Point& p : c.select()) {
@@ -142,6 +194,8 @@ void check_slope(const Context& c, CheckResult& r) {
     }
     lx.push_back(std::log(p.x));
     ly.push_back(std::log(p.y));
+    const double rel = c.sem_of(*p.row, c.spec.y) / p.y;
+    var.push_back(rel * rel);
     lo = std::min(lo, p.x), hi = std::max(hi, p.x);
   }
   const std::string excluded =
@@ -161,6 +215,13 @@ void check_slope(const Context& c, CheckResult& r) {
   r.passed = c.spec.slope_ok(fit.slope);
   r.measured = fmt::format("slope {:.3f} over {} points, {} in [{}, {}], R^2 {:.3f}{}", fit.slope, lx.size(),
                            c.spec.x, num(lo), num(hi), fit.r2, excluded);
+  // The slope's standard error from the points' own (independent draws per point): sum_i w_i ly_i
+  // with w_i = (lx_i - mean lx) / Sxx, so var = sum_i w_i^2 var_i.
+  double mx = 0, sxx = 0, v = 0;
+  for (double x : lx) mx += x / static_cast<double>(lx.size());
+  for (double x : lx) sxx += (x - mx) * (x - mx);
+  for (std::size_t i = 0; i < lx.size(); ++i) v += (lx[i] - mx) * (lx[i] - mx) * var[i];
+  set_margin(r, slope_margin(fit.slope, sxx > 0 ? std::sqrt(v) / sxx : 0.0, c.spec.slope_low(), c.spec.slope_high()));
 }
 
 // ---- below / above: y against a formula of the row's parameters ---------------------------------
@@ -177,24 +238,13 @@ void check_bound(const Context& c, CheckResult& r, bool below) {
   std::size_t violations = 0;
   const Point* worst = nullptr;
   double worst_bound = 0, worst_excess = -INFINITY;
+  std::vector<Gap> gaps;
   for (const Point& p : points) {
-    const double b = bound.eval([&](const std::string& name) -> std::optional<double> {
-      if (p.row->params.has(name)) {
-        const double v = p.row->params.entry(name).number;
-        if (!std::isnan(v)) return v;
-      }
-      // Another metric of the same row (its mean, or its spread with the suffix _std or _sem):
-      // bounds such as "chinchilla_excess" or "0.5 + 4*second_moment_sem".
-      for (std::size_t k = 0; k < c.table.metric_names.size(); ++k) {
-        const std::string& m = c.table.metric_names[k];
-        if (name == m) return p.row->mean[k];
-        if (name == m + "_sem") return p.row->sem[k];
-        if (name == m + "_std") return p.row->std[k];
-      }
-      return std::nullopt;
-    });
+    const double b = c.bound_at(bound, *p.row);
     const bool ok = below ? p.y <= b : p.y >= b;  // NaN on either side fails
     if (!ok) ++violations;
+    const double se = c.sem_of(*p.row, c.spec.y);
+    gaps.push_back(below ? Gap{p.y, b, se} : Gap{b, p.y, se});
     // Relative excess over the bound (positive = violated); largest is the worst row.
     double excess = below ? p.y - b : b - p.y;
     if (std::isfinite(b) && b != 0) excess /= std::abs(b);
@@ -211,41 +261,88 @@ void check_bound(const Context& c, CheckResult& r, bool below) {
   r.measured = fmt::format("{}; {} at {}: {} {}{} (bound {})", head, r.passed ? "closest" : "worst",
                            c.where_text(*worst->row), c.spec.y,
                            num(worst->y), ratio, num(worst_bound));
+  set_margin(r, worst_margin(gaps));
 }
 
 // ---- ordered: the series are stacked in the given order at every x ------------------------------
-void check_ordered(const Context& c, CheckResult& r) {
-  c.require_x();
-  const auto& order = c.spec.order;
-  if (c.spec.series.empty() || order.size() < 2)
-    throw InputError("check kind 'ordered' needs series and an order of at least two values");
-  // Groups of equal rank (plain lists: one value each).
-  std::vector<std::size_t> group = c.spec.order_group;
-  if (group.size() != order.size()) {
-    group.resize(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) group[k] = k;
-  }
+
+// "y at d=1 <= d=2" with groups, factor, and the tie allowance or significance required.
+std::string order_text(const CheckSpec& spec, const std::vector<std::size_t>& group) {
+  const auto& order = spec.order;
   std::string list;
   for (std::size_t k = 0; k < order.size(); ++k) {
     const bool first_of_group = k == 0 || group[k] != group[k - 1];
     const bool last_of_group = k + 1 == order.size() || group[k + 1] != group[k];
     const bool grouped = !(first_of_group && last_of_group);
-    if (k > 0) list += first_of_group ? (c.spec.decreasing ? " >= " : " <= ") : ", ";
+    if (k > 0) list += first_of_group ? (spec.decreasing ? (spec.significant > 0 ? " > " : " >= ") : (spec.significant > 0 ? " < " : " <= ")) : ", ";
     if (grouped && first_of_group) list += "{";
-    list += c.spec.series + "=" + order[k];
+    list += spec.series + "=" + order[k];
     if (grouped && last_of_group) list += "}";
   }
-  r.expected = c.spec.y + " at " + list + (c.spec.factor != 1 ? fmt::format(" by a factor {}", num(c.spec.factor)) : "") +
-               (c.spec.sem > 0 ? fmt::format(" within {} standard errors", c.spec.sem) : "");
+  return spec.y + " at " + list + (spec.factor != 1 ? fmt::format(" by a factor {}", num(spec.factor)) : "") +
+         (spec.sem > 0 ? fmt::format(" within {} standard errors", spec.sem) : "") +
+         (spec.significant > 0 ? fmt::format(" by more than {} standard errors", spec.significant) : "");
+}
+
+std::vector<std::size_t> order_groups(const CheckSpec& spec) {
+  std::vector<std::size_t> group = spec.order_group;
+  if (group.size() != spec.order.size()) {
+    group.resize(spec.order.size());
+    for (std::size_t k = 0; k < spec.order.size(); ++k) group[k] = k;
+  }
+  return group;
+}
+
+// Judges one group of values (y and its standard error per element of `order`): every member of a
+// rank against every member of the next. Appends each pair's comparison to `gaps`; returns whether
+// all pairs are in order and, if not, the worst pair in words.
+struct PairVerdict {
+  bool ok = true;
+  std::string worst;
+  double worst_excess = -INFINITY;
+};
+PairVerdict judge_pairs(const CheckSpec& spec, const std::vector<std::size_t>& group, const std::vector<double>& ys,
+                        const std::vector<double>& sems, const std::string& key, std::vector<Gap>& gaps) {
+  PairVerdict v;
+  for (std::size_t k = 0; k < ys.size(); ++k)
+    for (std::size_t l = k + 1; l < ys.size(); ++l) {
+      if (group[l] != group[k] + 1) continue;
+      const double a = ys[k], b = ys[l];
+      const double f = spec.factor;  // a margin: the later value at least f times the earlier
+      // lhs <= rhs is the order: f a <= b (increasing) or f b <= a (decreasing).
+      const double lhs = spec.decreasing ? f * b : f * a, rhs = spec.decreasing ? a : b;
+      const double se = spec.decreasing ? std::hypot(sems[k], f * sems[l]) : std::hypot(f * sems[k], sems[l]);
+      const double offset = spec.sem > 0 ? spec.sem : -spec.significant;
+      gaps.push_back({lhs, rhs, se, offset});
+      bool ok;
+      if (spec.significant > 0) ok = se > 0 ? rhs - lhs > spec.significant * se : rhs > lhs;
+      else ok = lhs <= rhs + (spec.sem > 0 ? spec.sem * se : 0.0);
+      if (ok) continue;
+      v.ok = false;
+      double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
+      if (std::isnan(excess)) excess = INFINITY;
+      if (excess > v.worst_excess) {
+        v.worst_excess = excess;
+        const bool tie = spec.significant > 0 && rhs - lhs > 0;
+        v.worst = fmt::format("at {}: {} {} (={}) {} {} (={}){}", key, spec.y, num(a), spec.order[k],
+                              tie ? "~" : spec.decreasing ? "<" : ">", num(b), spec.order[l],
+                              tie ? fmt::format(", a difference of {} standard errors", num((rhs - lhs) / se)) : "");
+      }
+    }
+  return v;
+}
+
+void check_ordered(const Context& c, CheckResult& r) {
+  c.require_x();
+  const auto& order = c.spec.order;
+  if (c.spec.series.empty() || order.size() < 2)
+    throw InputError("check kind 'ordered' needs series and an order of at least two values");
+  const std::vector<std::size_t> group = order_groups(c.spec);
+  r.expected = order_text(c.spec, group);
 
   // Groups: rows equal in every grid axis except the series (x included), in table order.
   std::vector<std::pair<std::string, std::vector<const Point*>>> groups;
   const auto points = c.select();
-  // Standard errors of y over the runs, for the `sem` tolerance.
-  std::size_t y_index = c.table.metric_names.size();
-  for (std::size_t k = 0; k < c.table.metric_names.size(); ++k)
-    if (c.table.metric_names[k] == c.spec.y) y_index = k;
-  auto sem_of = [&](const Point* p) { return y_index < p->row->sem.size() ? p->row->sem[y_index] : 0.0; };
   for (const Point& p : points) {
     // Axes fixed by `where` (a value, not a comparison) are left out: in a multi-part sweep only
     // some parts have them.
@@ -271,6 +368,7 @@ void check_ordered(const Context& c, CheckResult& r) {
   std::size_t checked = 0, skipped = 0, violated = 0;
   double worst_excess = -INFINITY;
   std::string worst_text;
+  std::vector<Gap> gaps;
   for (const auto& [key, members] : groups) {
     std::vector<double> ys, sems;
     for (const auto& value : order) {
@@ -278,33 +376,17 @@ void check_ordered(const Context& c, CheckResult& r) {
                               [&](const Point* p) { return entry_matches(param_of(*p->row, c.spec.series), value); });
       if (hit == members.end()) break;
       ys.push_back((*hit)->y);
-      sems.push_back(sem_of(*hit));
+      sems.push_back(c.sem_of(*(*hit)->row, c.spec.y));
     }
     if (ys.size() < order.size()) {
       ++skipped;
       continue;
     }
     ++checked;
-    bool bad = false;
-    // Every member of a group against every member of the next group.
-    for (std::size_t k = 0; k < ys.size(); ++k)
-      for (std::size_t l = k + 1; l < ys.size(); ++l) {
-        if (group[l] != group[k] + 1) continue;
-        const double a = ys[k], b = ys[l];
-        const double slack = c.spec.sem > 0 ? c.spec.sem * std::hypot(sems[k], sems[l]) : 0.0;
-        const double f = c.spec.factor;  // a margin: the later value at least f times the earlier
-        const bool ok = c.spec.decreasing ? a >= f * b - slack : f * a <= b + slack;
-        if (ok) continue;
-        bad = true;
-        double excess = std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
-        if (std::isnan(excess)) excess = INFINITY;
-        if (excess > worst_excess) {
-          worst_excess = excess;
-          worst_text = fmt::format("at {}: {} {} (={}) {} {} (={})", key, c.spec.y, num(a), order[k],
-                                   c.spec.decreasing ? "<" : ">", num(b), order[l]);
-        }
-      }
-    violated += bad;
+    const PairVerdict v = judge_pairs(c.spec, group, ys, sems, key, gaps);
+    if (v.ok) continue;
+    ++violated;
+    if (v.worst_excess > worst_excess) worst_excess = v.worst_excess, worst_text = v.worst;
   }
   const std::string skip_text = skipped ? fmt::format(", {} skipped (a series missing)", skipped) : "";
   if (checked == 0) {
@@ -316,6 +398,7 @@ void check_ordered(const Context& c, CheckResult& r) {
   r.measured = r.passed ? fmt::format("in order at all {} {} values{}", checked, c.spec.x, skip_text)
                         : fmt::format("out of order at {} of {} {} values{}; worst {}", violated, checked, c.spec.x,
                                       skip_text, worst_text);
+  set_margin(r, worst_margin(gaps));
 }
 
 // ---- reaches: where y first crosses a threshold as x grows --------------------------------------
@@ -336,6 +419,29 @@ void check_reaches(const Context& c, CheckResult& r) {
     return;
   }
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  // Margin: `before` needs some row at x <= before past the threshold (the best of them counts);
+  // `after` needs every row at x < after short of it (the worst counts).
+  {
+    std::vector<Gap> reached, short_of;  // "y <= threshold" (falling) and its opposite
+    for (const Point& p : points) {
+      const double se = c.sem_of(*p.row, s.y);
+      const Gap past = s.rising ? Gap{s.threshold, p.y, se} : Gap{p.y, s.threshold, se};
+      const Gap not_past = s.rising ? Gap{p.y, s.threshold, se} : Gap{s.threshold, p.y, se};
+      if (s.before && p.x <= *s.before) reached.push_back(past);
+      if (s.after && p.x < *s.after) short_of.push_back(not_past);
+    }
+    std::vector<Gap> all = reached;
+    all.insert(all.end(), short_of.begin(), short_of.end());
+    const std::string unit = margin_unit(all.empty() ? std::vector<Gap>{Gap{1, 1, 0}} : all);
+    double m = INFINITY;
+    if (s.before) {
+      double best = -INFINITY;
+      for (const auto& g : reached) best = std::max(best, gap_margin(g, unit));
+      m = std::min(m, best);
+    }
+    for (const auto& g : short_of) m = std::min(m, gap_margin(g, unit));
+    set_margin(r, {m, unit});
+  }
   const auto hit = std::find_if(points.begin(), points.end(),
                                 [&](const Point& p) { return s.rising ? p.y >= s.threshold : p.y <= s.threshold; });
   if (hit == points.end()) {
@@ -397,9 +503,240 @@ void check_optimum(const Context& c, CheckResult& r) {
   }
   r.passed = c.spec.slope_ok(fit.slope);
   r.measured = fmt::format("argmin slope {:.3f} (R^2 {:.3f}); argmin {}", fit.slope, fit.r2, list);
+  set_margin(r, slope_margin(fit.slope, 0.0, c.spec.slope_low(), c.spec.slope_high()));
 }
 
-CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec& spec) {
+// ---- within: y matches a formula, two-sided -----------------------------------------------------
+void check_within(const Context& c, CheckResult& r) {
+  const auto& s = c.spec;
+  std::string allowance;
+  if (s.sem > 0) allowance = fmt::format("{} standard errors", num(s.sem));
+  if (s.rtol > 0) allowance += (allowance.empty() ? "" : " + ") + fmt::format("{}%", num(100 * s.rtol));
+  r.expected = s.y + " = " + s.bound + " within " + allowance;
+  const Expression bound(s.bound);
+  const auto points = c.select();
+  if (points.empty()) {
+    r.judged = false;
+    r.measured = c.empty_message();
+    return;
+  }
+  std::size_t violations = 0;
+  const Point* worst = nullptr;
+  double worst_b = 0, worst_m = INFINITY;
+  std::vector<double> margins;
+  bool statistical = false;
+  for (const Point& p : points) statistical = statistical || c.sem_of(*p.row, s.y) > 0;
+  const std::string unit = statistical ? "sem" : (s.rtol > 0 ? "ratio" : "abs");
+  for (const Point& p : points) {
+    const double b = c.bound_at(bound, *p.row), se = c.sem_of(*p.row, s.y);
+    const double allowed = s.sem * se + s.rtol * std::abs(b), dev = std::abs(p.y - b);
+    const bool ok = dev <= allowed;  // NaN fails
+    if (!ok) ++violations;
+    double m = allowed - dev;  // abs
+    if (unit == "sem") m = se > 0 ? m / se : (m > 0 ? INFINITY : m < 0 ? -INFINITY : 0.0);
+    else if (unit == "ratio") m = b != 0 ? m / std::abs(b) : (m >= 0 ? INFINITY : -INFINITY);
+    if (std::isnan(m)) m = -INFINITY;
+    if (!worst || m < worst_m) worst = &p, worst_m = m, worst_b = b;
+  }
+  r.passed = violations == 0;
+  r.margin = worst_m;
+  r.margin_unit = unit;
+  const double se = c.sem_of(*worst->row, s.y);
+  r.measured = fmt::format("{}; {} at {}: {} {} against {} ({}{})",
+                           r.passed ? fmt::format("all {} points within", points.size())
+                                    : fmt::format("{} of {} points outside", violations, points.size()),
+                           r.passed ? "closest to the edge" : "worst", c.where_text(*worst->row), s.y, num(worst->y),
+                           num(worst_b), worst_b != 0 ? fmt::format("{:+.3g}%", 100 * (worst->y / worst_b - 1)) : "",
+                           se > 0 ? fmt::format(", {:+.3g} standard errors", (worst->y - worst_b) / se) : "");
+}
+
+// ---- approaches: y tends to a limit along x -------------------------------------------------------
+void check_approaches(const Context& c, CheckResult& r) {
+  c.require_x();
+  const auto& s = c.spec;
+  r.expected = fmt::format("{} rising to {} from {} along {}: monotonically, ending within {} x its first distance",
+                           s.y, num(s.limit), s.from_above ? "above" : "below", s.x, num(s.shrink));
+  if (s.from_above) r.expected.replace(r.expected.find("rising"), 6, "falling");
+  auto points = c.select();
+  std::vector<Point> usable;
+  for (const Point& p : points)
+    if (std::isfinite(p.x)) usable.push_back(p);
+  if (usable.size() < 2) {
+    r.judged = false;
+    r.measured = usable.empty() ? c.empty_message() : "only one point";
+    return;
+  }
+  std::stable_sort(usable.begin(), usable.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  // Every condition as lhs <= rhs in y's units: the side, each step towards the limit, the shrink.
+  std::vector<Gap> gaps;
+  std::string failed;
+  auto gap_of = [&](const Point& p) { return s.from_above ? p.y - s.limit : s.limit - p.y; };  // > 0 on the side
+  for (std::size_t i = 0; i < usable.size(); ++i) {
+    const double g = gap_of(usable[i]);
+    gaps.push_back({0.0, g, 0.0});
+    if (!(g > 0) && failed.empty())
+      failed = fmt::format("{} {} the limit at {}={}", num(usable[i].y), s.from_above ? "<=" : ">=", s.x, num(usable[i].x));
+    if (i > 0) {
+      const double prev = gap_of(usable[i - 1]);
+      gaps.push_back({g, prev, 0.0});
+      if (!(g <= prev) && failed.empty())
+        failed = fmt::format("moves away from the limit between {}={} and {}: {} then {}", s.x, num(usable[i - 1].x),
+                             num(usable[i].x), num(usable[i - 1].y), num(usable[i].y));
+    }
+  }
+  const double first = gap_of(usable.front()), last = gap_of(usable.back());
+  gaps.push_back({last, s.shrink * first, 0.0});
+  if (!(last <= s.shrink * first) && failed.empty())
+    failed = fmt::format("its distance to the limit only goes from {} to {} ({} x, more than {})", num(first), num(last),
+                         num(last / first), num(s.shrink));
+  r.passed = failed.empty();
+  double m = INFINITY;
+  for (const auto& g : gaps) m = std::min(m, std::isnan(g.rhs - g.lhs) ? -INFINITY : g.rhs - g.lhs);
+  r.margin = m;
+  r.margin_unit = "abs";
+  const std::string path = fmt::format("{} {} at {}={} to {} at {}={} (distance {} to {}, {} x)", s.y, num(usable.front().y),
+                                       s.x, num(usable.front().x), num(usable.back().y), s.x, num(usable.back().x),
+                                       num(first), num(last), num(last / first));
+  r.measured = r.passed ? path : "not approaching: " + failed + "; " + path;
+}
+
+// ---- equal_compute: curves compared at the same compute -------------------------------------------
+
+// y of a curve at compute x0, interpolated linearly in log-log between the recorded points around
+// it (NaN when x0 is outside the curve or a value is not positive).
+double curve_at(const std::vector<double>& xs, const std::vector<double>& ys, double x0) {
+  const std::size_t n = std::min(xs.size(), ys.size());
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const double a = xs[i], b = xs[i + 1];
+    if (!(a > 0 && b > a) || x0 < a || x0 > b) continue;
+    if (!(ys[i] > 0 && ys[i + 1] > 0)) return kNaN;
+    const double t = (std::log(x0) - std::log(a)) / (std::log(b) - std::log(a));
+    return std::exp(std::log(ys[i]) + t * (std::log(ys[i + 1]) - std::log(ys[i])));
+  }
+  if (n > 0 && xs[n - 1] == x0) return ys[n - 1];
+  return kNaN;
+}
+
+void check_equal_compute(const Context& c, CheckResult& r) {
+  const auto& s = c.spec;
+  const std::vector<std::size_t> group = order_groups(s);
+  const bool first_budget = !s.at && s.at_rule == "first";
+  r.expected = order_text(s, group) + " at " +
+               (s.at ? s.x + " = " + num(*s.at)
+                     : first_budget ? "the " + s.x + " " + s.series + "=" + s.order.front() + " ends at (each curve's best within it)"
+                                    : "the largest " + s.x + " every curve reaches");
+  if (!c.results) {
+    r.judged = false;
+    r.measured = "the runs' records are not available to compare curves";
+    return;
+  }
+  // Each selected row's runs: its curve (x, y) per run.
+  struct Curves {
+    const Point* point;
+    std::vector<std::pair<const std::vector<double>*, const std::vector<double>*>> runs;
+  };
+  const auto points = c.select(false);
+  if (points.empty()) {
+    r.judged = false;
+    r.measured = c.empty_message();
+    return;
+  }
+  std::map<std::string, std::size_t> key_of_point;
+  std::vector<Curves> curves;
+  for (const Point& p : points) {
+    curves.push_back({&p, {}});
+    key_of_point[p.row->key] = curves.size() - 1;
+  }
+  for (const auto& t : *c.results) {
+    const auto it = key_of_point.find(t.key);
+    if (it == key_of_point.end()) continue;
+    const std::vector<double>*xs = nullptr, *ys = nullptr;
+    for (const auto& [name, v] : t.record.series) {
+      if (name == s.x) xs = &v;
+      if (name == s.y) ys = &v;
+    }
+    if (xs && ys) curves[it->second].runs.push_back({xs, ys});
+  }
+  double at = s.at ? *s.at : INFINITY;
+  if (!s.at)
+    for (const auto& cv : curves) {
+      if (first_budget && !entry_matches(param_of(*cv.point->row, s.series), s.order.front())) continue;
+      for (const auto& [xs, ys] : cv.runs)
+        if (!xs->empty()) at = std::min(at, xs->back());
+    }
+  if (!std::isfinite(at)) {
+    r.judged = false;
+    r.measured = "no curve of " + s.y + " against " + s.x + " in the runs' records";
+    return;
+  }
+  // Groups by every grid axis but the series, as `ordered` does; each curve's value at `at` is the
+  // mean over its runs, with its standard error.
+  std::map<std::string, std::vector<std::pair<const Curves*, Summary>>> groups;
+  std::vector<std::string> order_of_keys;
+  std::size_t outside = 0;
+  for (const auto& cv : curves) {
+    std::string key;
+    if (s.series != "part" && cv.point->row->params.has("part")) key += "part=" + cv.point->row->params.entry("part").text;
+    for (const auto& axis : c.sweep.grid)
+      if (axis.name != s.series && cv.point->row->params.has(axis.name))
+        key += (key.empty() ? "" : " ") + axis.name + "=" + cv.point->row->params.entry(axis.name).text;
+    Summary sum;
+    for (const auto& [xs, ys] : cv.runs) {
+      double v = curve_at(*xs, *ys, at);
+      if (first_budget) {  // the best the run reached within the budget
+        for (std::size_t i = 0; i < std::min(xs->size(), ys->size()); ++i)
+          if ((*xs)[i] <= at && std::isfinite((*ys)[i]) && !((*ys)[i] >= v)) v = (*ys)[i];
+      }
+      if (std::isnan(v)) ++outside;
+      else sum.add(v);
+    }
+    if (!groups.count(key)) order_of_keys.push_back(key);
+    groups[key].push_back({&cv, sum});
+  }
+  std::size_t checked = 0, skipped = 0, violated = 0;
+  double worst_excess = -INFINITY;
+  std::string worst_text, values;
+  std::vector<Gap> gaps;
+  for (const auto& key : order_of_keys) {
+    const auto& members = groups[key];
+    std::vector<double> ys, sems;
+    for (const auto& value : s.order) {
+      auto hit = std::find_if(members.begin(), members.end(), [&](const auto& m) {
+        return entry_matches(param_of(*m.first->point->row, s.series), value) && m.second.count > 0;
+      });
+      if (hit == members.end()) break;
+      ys.push_back(hit->second.mean);
+      sems.push_back(hit->second.sem());
+    }
+    if (ys.size() < s.order.size()) {
+      ++skipped;
+      continue;
+    }
+    ++checked;
+    if (values.empty())
+      for (std::size_t k = 0; k < ys.size(); ++k)
+        values += (values.empty() ? "" : ", ") + s.series + "=" + s.order[k] + " " + num(ys[k]);
+    const PairVerdict v = judge_pairs(s, group, ys, sems, key.empty() ? s.x + "=" + num(at) : key, gaps);
+    if (v.ok) continue;
+    ++violated;
+    if (v.worst_excess > worst_excess) worst_excess = v.worst_excess, worst_text = v.worst;
+  }
+  if (checked == 0) {
+    r.judged = false;
+    r.measured = fmt::format("no group where every curve of {} reaches {} = {}{}", s.series, s.x, num(at),
+                             outside ? fmt::format(" ({} runs end before it)", outside) : "");
+    return;
+  }
+  r.passed = violated == 0;
+  r.measured = fmt::format("at {} = {}: {}{}", s.x, num(at), values,
+                           r.passed ? "; in order" : fmt::format("; out of order in {} of {} groups, worst {}", violated,
+                                                                  checked, worst_text));
+  if (skipped) r.measured += fmt::format(" ({} groups skipped: a curve missing)", skipped);
+  set_margin(r, worst_margin(gaps));
+}
+
+CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec& spec,
+                         const std::vector<TaskResult>* results) {
   CheckResult r;
   r.claim = spec.claim;
   r.kind = spec.kind;
@@ -408,7 +745,8 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
   r.substitute = spec.substitute;
   r.reduced = sweep.reduced;
   r.index = spec.index;
-  const Context c{sweep, table, spec};
+  r.not_evidence = spec.not_evidence;
+  const Context c{sweep, table, spec, results};
   try {
     if (spec.kind == "slope") check_slope(c, r);
     else if (spec.kind == "below") check_bound(c, r, true);
@@ -416,6 +754,9 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
     else if (spec.kind == "ordered") check_ordered(c, r);
     else if (spec.kind == "reaches") check_reaches(c, r);
     else if (spec.kind == "optimum") check_optimum(c, r);
+    else if (spec.kind == "within") check_within(c, r);
+    else if (spec.kind == "approaches") check_approaches(c, r);
+    else if (spec.kind == "equal_compute") check_equal_compute(c, r);
     else throw InputError("unknown check kind '" + spec.kind + "'");
   } catch (const std::exception& e) {
     r.passed = false;
@@ -427,10 +768,11 @@ CheckResult evaluate_one(const Sweep& sweep, const Table& table, const CheckSpec
 
 }  // namespace
 
-std::vector<CheckResult> evaluate_checks(const Sweep& sweep, const Table& table) {
+std::vector<CheckResult> evaluate_checks(const Sweep& sweep, const Table& table,
+                                         const std::vector<TaskResult>* results) {
   std::vector<CheckResult> out;
   out.reserve(sweep.checks.size());
-  for (const auto& spec : sweep.checks) out.push_back(evaluate_one(sweep, table, spec));
+  for (const auto& spec : sweep.checks) out.push_back(evaluate_one(sweep, table, spec, results));
   return out;
 }
 

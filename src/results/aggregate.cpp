@@ -61,7 +61,7 @@ Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResu
       }
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (runs[i].empty()) continue;
-    Table::Row row{points[i].index, points[i].params, {}, {}, {}, runs[i].size()};
+    Table::Row row{points[i].index, points[i].params, {}, {}, {}, runs[i].size(), points[i].key};
     if (parts)  // the part as a parameter of the row, so plots and checks can select and group by it
       row.params.entries_.insert(row.params.entries_.begin(),
                                  Params::Entry{&part_param(), points[i].part, std::nan(""), ""});

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "scalinglab/claims/claims.hpp"
+#include "scalinglab/claims/margin.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/results/results_dir.hpp"
@@ -163,7 +164,8 @@ std::string summary_line(const Totals& t) {
 std::string categories_line(const Totals& t) {
   auto n = t.categories;
   return fmt::format("checks: {} reproduced at the paper's setting, {} at reduced scale, {} substitute, {} not reproduced",
-                     n["reproduced"], n["reduced"], n["substitute"], n["not reproduced"]);
+                     n["reproduced"], n["reduced"], n["substitute"], n["not reproduced"]) +
+         (n["not evidence"] ? fmt::format(", {} passed but no evidence", n["not evidence"]) : "");
 }
 
 // The paper's items (claims.toml) and their status in this run; nullopt when the folder has no index.
@@ -192,7 +194,14 @@ std::string status_text(const CheckResult& c) {
   const std::string cat = c.category();
   if (cat == "reduced") return "PASS (reduced scale)";
   if (cat == "substitute") return "PASS (substitute)";
+  if (cat == "not evidence") return "PASS (not evidence)";
   return c.status();
+}
+
+// What a check measured, and how far from flipping its verdict: "... [margin +3.2 sem]".
+std::string measured_with_margin(const CheckResult& c) {
+  const std::string m = margin_text(c.margin, c.margin_unit);
+  return m.empty() ? c.measured : c.measured + " [margin " + m + "]";
 }
 
 std::string refs_text(const CheckResult& c) {
@@ -227,7 +236,7 @@ void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::
       md << "| " << (c.passed || c.ok() ? status_text(c) : "**FAIL**") << " | " << markdown_cell(refs_text(c)) << " | "
          << (c.substitute.empty() ? "" : "(substitute: " + markdown_cell(c.substitute) + ") ") << markdown_cell(c.claim)
          << (c.passed || c.known_failure.empty() ? "" : " (known: " + markdown_cell(c.known_failure) + ")") << " | "
-         << markdown_cell(c.measured) << " | "
+         << markdown_cell(measured_with_margin(c)) << " | "
          << "`" << markdown_cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
     md << "\n";
   }
@@ -311,7 +320,7 @@ void write_html(const fs::path& path, const ReproduceOptions& o, const std::vect
       h << "<tr><td class=\"" << (c.passed ? "pass" : c.ok() ? "known" : "fail") << "\">" << html_escape(status_text(c))
         << "</td><td>" << html_escape(refs_text(c)) << "</td><td>"
         << (c.substitute.empty() ? "" : "(substitute: " + html_escape(c.substitute) + ") ") << html_escape(c.claim) << (c.passed || c.known_failure.empty() ? "" : " (known: " + html_escape(c.known_failure) + ")")
-        << "</td><td>" << html_escape(c.measured) << "</td><td>" << html_escape(c.expected) << "</td></tr>\n";
+        << "</td><td>" << html_escape(measured_with_margin(c)) << "</td><td>" << html_escape(c.expected) << "</td></tr>\n";
     h << "</table>\n";
   }
   if (claims) {

@@ -13,8 +13,8 @@ namespace scalinglab {
 CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
   const std::string name = "[[check]] #" + std::to_string(index + 1);
   const auto& t = table(n, name);
-  const Keys kinds = {"slope", "below", "above", "ordered", "reaches", "optimum"};
-  Keys allowed = {"claim", "profiles", "known_failure", "ref", "substitute", "counterfactual"};
+  const Keys kinds = {"slope", "below", "above", "ordered", "reaches", "optimum", "within", "approaches", "equal_compute"};
+  Keys allowed = {"claim", "profiles", "known_failure", "ref", "substitute", "counterfactual", "not_evidence"};
   allowed.insert(allowed.end(), kinds.begin(), kinds.end());
   allow_keys(t, allowed, name);
   CheckSpec c;
@@ -35,7 +35,19 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
     for (const auto& id : c.refs)
       if (id.empty()) fail(rv, name + " ref: an empty item name");
   }
-  if (auto cv = t.get("counterfactual")) counterfactual(cv, name, c);
+  if (auto kv = t.get("not_evidence")) {
+    c.not_evidence = string(kv, name + " not_evidence");
+    if (c.not_evidence.empty()) fail(kv, name + " not_evidence: say why no plausible wrong model makes it fail");
+    if (!c.substitute.empty() || !c.known_failure.empty())
+      fail(kv, name + " not_evidence: a substitute or a known failure is no evidence already");
+  }
+  if (auto cv = t.get("counterfactual")) {
+    // A known failure or a substitute is not counted as evidence: a wrong model it rejects says nothing.
+    if (!c.known_failure.empty())
+      fail(cv, name + " counterfactual: a known failure is not evidence, so it has no wrong model to reject");
+    if (!c.substitute.empty()) fail(cv, name + " counterfactual: a substitute is not evidence, so it has no wrong model to reject");
+    counterfactual(cv, name, c);
+  }
   if (auto pv = t.get("profiles")) {
     const auto* list = pv->as_array();
     if (!list || list->empty()) fail(pv, name + " profiles: a non-empty list of profile names, e.g. [\"quick\"]");
@@ -51,21 +63,32 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
   const std::string key = name + " " + c.kind;
   const auto& k = table(kn, key);
   Keys fields = {"x", "y", "where", "x_min", "x_max"};
-  const std::map<std::string, Keys> extra = {{"slope", {"expect", "tol", "at_least", "at_most"}},
-                                             {"below", {"bound"}},
-                                             {"above", {"bound"}},
-                                             {"ordered", {"series", "order", "decreasing", "sem", "factor"}},
-                                             {"reaches", {"threshold", "rising", "before", "after"}},
-                                             {"optimum", {"series", "expect", "tol", "at_least", "at_most"}}};
+  const std::map<std::string, Keys> extra = {
+      {"slope", {"expect", "tol", "at_least", "at_most"}},
+      {"below", {"bound"}},
+      {"above", {"bound"}},
+      {"ordered", {"series", "order", "decreasing", "sem", "significant", "factor"}},
+      {"reaches", {"threshold", "rising", "before", "after"}},
+      {"optimum", {"series", "expect", "tol", "at_least", "at_most"}},
+      {"within", {"bound", "sem", "rtol"}},
+      {"approaches", {"limit", "from", "shrink"}},
+      {"equal_compute", {"series", "order", "decreasing", "significant", "factor", "at"}}};
   fields.insert(fields.end(), extra.at(c.kind).begin(), extra.at(c.kind).end());
   allow_keys(k, fields, key);
   auto need = [&](const std::string& f) {
     if (!k.contains(f)) fail(kn, key + ": needs " + f);
     return k.get(f);
   };
-  // slope, bounds and thresholds may run along a metric; ordered and optimum group rows by x values.
-  x_axis(need("x"), c.x = string(need("x"), key + " x"), key + " x", c.kind != "ordered" && c.kind != "optimum");
-  metric(need("y"), c.y = string(need("y"), key + " y"), key + " y");
+  if (c.kind == "equal_compute") {
+    // Curves: x and y are series metrics (compute and the quantity along training).
+    c.x = series_metric(need("x"), key + " x");
+    c.y = series_metric(need("y"), key + " y");
+    if (k.contains("x_min") || k.contains("x_max")) fail(kn, key + ": x_min and x_max do not apply (use at)");
+  } else {
+    // slope, bounds and thresholds may run along a metric; ordered and optimum group rows by x values.
+    x_axis(need("x"), c.x = string(need("x"), key + " x"), key + " x", c.kind != "ordered" && c.kind != "optimum");
+    metric(need("y"), c.y = string(need("y"), key + " y"), key + " y");
+  }
   if (auto v = k.get("where")) c.where = where(v, key);
   if (auto v = k.get("x_min")) c.x_min = number(v, key + " x_min");
   if (auto v = k.get("x_max")) c.x_max = number(v, key + " x_max");
@@ -85,7 +108,21 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
     if (c.kind == "optimum") param(need("series"), c.series = string(need("series"), key + " series"), key);
   } else if (c.kind == "below" || c.kind == "above") {
     c.bound = formula(need("bound"), key + " bound", "", true);
-  } else if (c.kind == "ordered") {
+  } else if (c.kind == "within") {
+    c.bound = formula(need("bound"), key + " bound", "", true);
+    if (auto v = k.get("sem")) c.sem = number(v, key + " sem");
+    if (auto v = k.get("rtol")) c.rtol = number(v, key + " rtol");
+    if (!(c.sem >= 0) || !(c.rtol >= 0) || !std::isfinite(c.sem) || !std::isfinite(c.rtol) || (c.sem == 0 && c.rtol == 0))
+      fail(kn, key + ": needs sem (standard errors of y) and/or rtol (a fraction of |bound|), >= 0 and not both 0");
+  } else if (c.kind == "approaches") {
+    c.limit = number(need("limit"), key + " limit");
+    c.shrink = number(need("shrink"), key + " shrink");
+    if (!(c.shrink > 0 && c.shrink < 1))
+      fail(k.get("shrink"), key + " shrink: the last distance to the limit over the first, in (0, 1)");
+    const std::string from = string(need("from"), key + " from");
+    if (from != "below" && from != "above") fail(k.get("from"), key + " from: \"below\" (rising to the limit) or \"above\"");
+    c.from_above = from == "above";
+  } else if (c.kind == "ordered" || c.kind == "equal_compute") {
     const ParamSpec& sp = param(need("series"), c.series = string(need("series"), key + " series"), key);
     const auto* order = need("order")->as_array();
     if (!order || order->size() < 2) fail(kn, key + ": order needs a list of at least two series values");
@@ -108,6 +145,24 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
       c.sem = number(v, key + " sem");
       if (!(c.sem >= 0)) fail(v, key + " sem: a number of standard errors >= 0");
     }
+    if (auto v = k.get("significant")) {
+      c.significant = number(v, key + " significant");
+      if (!(c.significant >= 0) || !std::isfinite(c.significant))
+        fail(v, key + " significant: a number of standard errors >= 0 by which each pair must be in order");
+    }
+    if (c.sem > 0 && c.significant > 0)
+      fail(kn, key + ": sem (ties within k sem pass) and significant (an order by more than k sem) exclude each other");
+    if (auto v = k.get("at")) {
+      if (v->is_string()) {
+        c.at_rule = string(v, key + " at");
+        if (c.at_rule != "common" && c.at_rule != "first")
+          fail(v, key + " at: a compute value, \"common\" (the largest every curve reaches) or \"first\" (the budget of the "
+                  "first curve of order, each curve's best within it)");
+      } else {
+        c.at = number(v, key + " at");
+        if (!(*c.at > 0) || !std::isfinite(*c.at)) fail(v, key + " at: a compute > 0");
+      }
+    }
     if (auto v = k.get("factor")) {
       c.factor = number(v, key + " factor");
       if (!(c.factor > 0) || !std::isfinite(c.factor)) fail(v, key + " factor: a finite margin > 0 (10: ten times lower)");
@@ -125,7 +180,12 @@ CheckSpec SweepReader::check(const toml::node* n, std::size_t index) const {
 void SweepReader::counterfactual(const toml::node* n, const std::string& name, CheckSpec& c) const {
   const std::string key = name + " counterfactual";
   const auto& t = table(n, key);
-  allow_keys(t, {"set", "why"}, key);
+  allow_keys(t, {"set", "why", "below_paper"}, key);
+  if (auto v = t.get("below_paper")) {
+    c.counterfactual_below_paper = string(v, key + " below_paper");
+    if (c.counterfactual_below_paper.empty())
+      fail(v, key + " below_paper: say why a model outside the paper's range is still a plausible wrong one");
+  }
   if (!t.contains("set") || !t.contains("why"))
     fail(n, key + ": needs set (\"name=value\" or a list of them, as --set) and why (the mechanism it breaks)");
   auto add = [&](const toml::node* e) {
@@ -172,6 +232,16 @@ void SweepReader::checks(const toml::node* n, const std::string& profile, Sweep&
 bool CheckSpec::slope_ok(double slope) const {
   if (at_least || at_most) return (!at_least || slope >= *at_least) && (!at_most || slope <= *at_most);
   return std::abs(slope - expect) <= tol;
+}
+
+double CheckSpec::slope_low() const {
+  if (at_least || at_most) return at_least ? *at_least : -INFINITY;
+  return expect - tol;
+}
+
+double CheckSpec::slope_high() const {
+  if (at_least || at_most) return at_most ? *at_most : INFINITY;
+  return expect + tol;
 }
 
 std::string CheckSpec::slope_text() const {

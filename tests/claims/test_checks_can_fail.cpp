@@ -14,6 +14,7 @@
 #include "scalinglab/claims/check.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/results/aggregate.hpp"
+#include "scalinglab/results/results.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
 namespace fs = std::filesystem;
@@ -54,6 +55,7 @@ double x_of(const Table& t, const Table::Row& row, const std::string& x) {
 // argmin at the smallest x for every series value; at the smallest x for the smallest series value and
 // the largest x for the others (it moves up with the series); the reverse (it moves down).
 Table against(const Table& base, const CheckSpec& c, int variant = 0) {
+  if (c.kind == "equal_compute") return base;  // judged on the runs' curves (curves_against)
   double lowest_series = 1e308;
   if (c.kind == "optimum")
     for (const auto& row : base.rows)
@@ -90,10 +92,45 @@ Table against(const Table& base, const CheckSpec& c, int variant = 0) {
       const bool lowest = row.params.has(c.series) && row.params.entry(c.series).number == lowest_series;
       const bool at_smallest = variant == 0 || (variant == 1) == lowest;
       v = at_smallest ? x_of(t, row, c.x) : 1.0 / x_of(t, row, c.x);
+    } else if (c.kind == "within") {
+      v = 1e30;
+    } else if (c.kind == "approaches") {
+      v = c.from_above ? c.limit - 1 : c.limit + 1;  // on the wrong side of the limit
     }
     row.mean[y] = v;
   }
   return t;
+}
+
+// Whether a row's series value is in the first group of an ordering.
+bool first_of_order(const CheckSpec& c, const Params& params, const std::string& part) {
+  const bool is_part = c.series == "part";
+  if (!is_part && !params.has(c.series)) return false;
+  for (std::size_t k = 0; k < c.order.size(); ++k)
+    if ((c.order_group.empty() ? k : c.order_group[k]) == 0 &&
+        (is_part ? part == c.order[k] : entry_matches(params.entry(c.series), c.order[k])))
+      return true;
+  return false;
+}
+
+// Runs' records for checks on series (equal_compute): every curve runs over x = 1..10 at y = 1, the
+// first group of the order on top (at the bottom when decreasing); two runs per point, equal.
+std::vector<TaskResult> curves_against(const Sweep& sweep, const CheckSpec& c) {
+  std::vector<TaskResult> out;
+  for (const auto& p : expand_grid(sweep, builtin_registry()))
+    for (uint64_t run = 0; run < 2; ++run) {
+      TaskResult t;
+      t.point = p.index;
+      t.key = p.key;
+      t.run = run;
+      const double y = c.kind == "equal_compute" && first_of_order(c, p.params, p.part) ? (c.decreasing ? 1e-30 : 1e30) : 1.0;
+      std::vector<double> xs, ys;
+      for (int i = 1; i <= 10; ++i) xs.push_back(i), ys.push_back(y);
+      t.record.set_series(c.x, xs);
+      t.record.set_series(c.y, ys);
+      out.push_back(std::move(t));
+    }
+  return out;
 }
 
 TEST(ChecksCanFail, EveryCheckOfEverySweepFileFailsOnATableAgainstItsClaim) {
@@ -112,9 +149,10 @@ TEST(ChecksCanFail, EveryCheckOfEverySweepFileFailsOnATableAgainstItsClaim) {
       for (const auto& c : sweep.checks) {
         Sweep one = sweep;
         one.checks = {c};
-        auto r = evaluate_checks(one, against(base, c));
+        const auto curves = curves_against(sweep, c);
+        auto r = evaluate_checks(one, against(base, c), &curves);
         for (int variant = 1; variant < 3 && c.kind == "optimum" && r[0].passed; ++variant)
-          r = evaluate_checks(one, against(base, c, variant));
+          r = evaluate_checks(one, against(base, c, variant), &curves);
         ASSERT_EQ(r.size(), 1u);
         EXPECT_FALSE(r[0].passed) << file.filename().string() << " [[check]] #" << c.index << " (profile '"
                                   << profile << "', " << c.kind << ") passes on a table against its claim: "

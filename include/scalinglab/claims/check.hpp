@@ -1,5 +1,6 @@
 #pragma once
 // Evaluation of a sweep's checks (claims of the paper) on the aggregated table.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 namespace scalinglab {
 
 struct Table;
+struct TaskResult;
 
 struct CheckResult {
   std::string claim;
@@ -27,6 +29,15 @@ struct CheckResult {
   // False when the table gave the check nothing to judge (no rows selected, too few points, a name it
   // lacks): it fails, but says nothing about the claim (a counterfactual that empties it is no test).
   bool judged = true;
+  // How far the verdict is from flipping, in `margin_unit` (claims/margin.hpp): > 0 when the check
+  // passes by that much, < 0 when it fails by that much, NaN when it judged nothing. Means over
+  // runs count standard errors ("sem"); deterministic values the ratio to their bound in decades
+  // ("decades"), a slope's distance to its range ("slope"), or a plain difference ("abs", "ratio").
+  double margin = std::numeric_limits<double>::quiet_NaN();
+  std::string margin_unit;
+  // Claims whose counterfactual cannot make it fail: run and shown, never counted as evidence
+  // (`not_evidence = "why"` in the file; its items are "not checked" unless another check tests them).
+  std::string not_evidence;
   const char* status() const;  // "PASS", "FAIL" or "KNOWN FAIL"
   // What the result says about the paper's claim: "reproduced" (passed at the paper's setting),
   // "reduced" (passed at a smaller scale), "substitute" (passed in another setting: never counts as
@@ -37,7 +48,10 @@ struct CheckResult {
   std::string line() const;  // "PASS  claim: measured ... (expected ...)"
 };
 
-// Evaluates every check; a check whose selection is empty FAILS with a message saying so.
-std::vector<CheckResult> evaluate_checks(const Sweep& sweep, const Table& table);
+// Evaluates every check; a check whose selection is empty FAILS with a message saying so. Checks on
+// series metrics (`equal_compute`: curves compared at the same compute) read the runs' records,
+// `results` (null: such a check fails as not judged).
+std::vector<CheckResult> evaluate_checks(const Sweep& sweep, const Table& table,
+                                         const std::vector<TaskResult>* results = nullptr);
 
 }  // namespace scalinglab

@@ -20,6 +20,7 @@ struct Table {
     Params params;
     std::vector<double> mean, std, sem;  // per metric
     std::size_t count = 0;
+    std::string key;  // the grid point's key (GridPoint::key): its runs' records in results.jsonl
   };
   std::vector<Row> rows;  // in grid order; points with no results are omitted
 

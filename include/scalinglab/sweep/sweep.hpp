@@ -79,6 +79,14 @@ struct PlotSpec {
 //             minimises y (a parabola in log x through the lowest point and its neighbours); the
 //             log-log slope of that argmin against the series value equals expect +- tol
 //             (IsoFLOP analysis: the compute-optimal size against compute)
+//   within    |y - bound| <= sem x (standard error of y) + rtol x |bound| at every selected point
+//             (two-sided: a value that matches a formula or another metric)
+//   approaches  along increasing x, y moves monotonically towards `limit` from one side and its
+//             distance to the limit shrinks to at most `shrink` times the first one (a curve that
+//             tends to a value, not one that merely stays below it)
+//   equal_compute  curves (series metrics: y against a compute x) compared at the same compute,
+//             interpolated in log-log between recorded points: ordered as `ordered` at `at` (a
+//             number, or "common": the largest compute every run of every curve reaches)
 // Common fields: y (metric), x (param), where (param -> value), x_min/x_max (range of x).
 struct CheckSpec {
   std::string claim;  // the paper's words, with a figure/section reference
@@ -94,6 +102,12 @@ struct CheckSpec {
   // the sweep with them and requires the check to FAIL; a check counted as evidence needs one.
   std::vector<std::string> counterfactual;  // "name=value", as --set
   std::string counterfactual_why;
+  // Why the wrong model is still a plausible one although it leaves the paper's range (a step of 0,
+  // a size below the smallest the paper runs): required for such a counterfactual (docs/checks.md).
+  std::string counterfactual_below_paper;
+  // Why no plausible wrong model makes this check fail: it is run and shown, and its counterfactual
+  // (if any) is run and shown accepting, but it is no evidence for its items.
+  std::string not_evidence;
   std::string kind;
   std::string x, y;
   std::map<std::string, std::string> where;
@@ -103,6 +117,8 @@ struct CheckSpec {
   // rises, not by how much).
   std::optional<double> at_least, at_most;
   bool slope_ok(double slope) const;
+  double slope_low() const;   // the accepted range of the slope: expect - tol, or at_least (-inf)
+  double slope_high() const;  // expect + tol, or at_most (inf)
   std::string slope_text() const;  // "-1 +- 0.15", ">= 0", "in [0.4, 0.6]"
   std::string bound;                           // below/above: formula
   std::string series;                          // ordered: parameter naming the curves
@@ -112,8 +128,23 @@ struct CheckSpec {
   // are not compared). Empty: each value is its own group.
   std::vector<std::size_t> order_group;
   bool decreasing = false;                     // ordered: reverse the sense
-  double sem = 0;  // ordered: a pair counts as out of order only beyond sem x sqrt(sem_a^2 + sem_b^2)
+  // ordered: a pair counts as out of order only beyond sem x sqrt(sem_a^2 + sem_b^2) (a tolerance
+  // for ties); within: the allowance in standard errors of y.
+  double sem = 0;
+  // ordered, equal_compute: each pair must be in order by more than `significant` standard errors of
+  // the difference (strictly, when the values are exact): an order, not a tie.
+  double significant = 0;
   double factor = 1;  // ordered: a margin: factor x y(earlier) <= y(later) (y(earlier) >= factor x y(later) when decreasing)
+  double rtol = 0;    // within: relative allowance (of |bound|)
+  double limit = 0;   // approaches: the value y tends to
+  double shrink = 1;  // approaches: the last distance to the limit is at most shrink x the first
+  bool from_above = false;  // approaches: y comes down to the limit (default: rises to it)
+  // equal_compute: the compute compared at (empty: `at_rule`).
+  std::optional<double> at;
+  // "common": the largest compute every curve reaches, each curve interpolated there; "first": the
+  // compute the first curve of `order` ends at (its budget), each curve's lowest value within it (a
+  // curve that ended earlier keeps its best; a longer one is interpolated at the budget).
+  std::string at_rule = "common";
   double threshold = 0;                        // reaches
   bool rising = false;                         // reaches: y >= threshold instead of <=
   std::optional<double> before, after;         // reaches
