@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -23,7 +24,8 @@ bool fs_exists(const std::string& p) {
 }
 
 struct ClaimsOptions {
-  std::string paper, quick_dir, paper_dir, counterfactuals_dir, write, verify, experiments;
+  std::string paper, quick_dir, paper_dir, write, verify, experiments;
+  std::vector<std::string> counterfactuals_dirs;
   bool json = false;
 };
 
@@ -58,8 +60,9 @@ void add_claims(CLI::App& app, Action& action) {
   cmd->add_option("paper", o->paper, "paper folder under experiments/, e.g. cabannes2023")->required();
   cmd->add_option("--quick", o->quick_dir, "output folder of `reproduce PAPER --profile quick`");
   cmd->add_option("--paper", o->paper_dir, "output folder of `reproduce PAPER --profile paper`");
-  cmd->add_option("--counterfactuals", o->counterfactuals_dir,
-                  "output folder of `counterfactuals PAPER`: what each check measured on its wrong model");
+  cmd->add_option("--counterfactuals", o->counterfactuals_dirs,
+                  "output folder of `counterfactuals PAPER` (repeat for its runs at several profiles): each check's "
+                  "verdict on its wrong model over the seeds; results of a profile not given are kept from --write's file");
   cmd->add_option("--write", o->write, "write the table to FILE (e.g. experiments/PAPER/CLAIMS.md) instead of printing it");
   cmd->add_option("--verify", o->verify,
                   "compare FILE with the fresh table: items, checks, and the status of the profiles given");
@@ -88,20 +91,31 @@ void add_claims(CLI::App& app, Action& action) {
         }
         statuses.push_back(std::move(col));
       }
-      std::vector<CounterfactualResult> counterfactuals;
-      if (!o->counterfactuals_dir.empty()) {
-        counterfactuals = read_counterfactuals(o->counterfactuals_dir);
-        if (counterfactuals.empty())
-          throw InputError(o->counterfactuals_dir + ": no counterfactuals.json (not a `counterfactuals` folder?)");
+      std::vector<CounterfactualResult> counterfactuals, fresh;
+      for (const auto& dir : o->counterfactuals_dirs) {
+        auto got = read_counterfactuals(dir);
+        if (got.empty()) throw InputError(dir + ": no counterfactuals.json (not a `counterfactuals` folder?)");
+        fresh.insert(fresh.end(), got.begin(), got.end());
       }
-      // A column whose run is not given keeps what the file being written says (its last run).
+      // A column whose run is not given keeps what the file being written says (its last run); so do
+      // the wrong models' results of the profiles not given.
       if (!o->write.empty() && fs_exists(o->write)) {
         const std::string old = read_file(o->write, 16 << 20, "claims table");
         for (std::size_t c = 0; c < 2; ++c)
           if ((c == 0 ? o->quick_dir : o->paper_dir).empty())
             statuses[c] = column_from_markdown(old, index, columns[c], statuses[c]);
-        if (o->counterfactuals_dir.empty()) counterfactuals = counterfactuals_from_markdown(old);
+        counterfactuals = counterfactuals_from_markdown(old);
+      } else if (!o->verify.empty() && fs_exists(o->verify)) {
+        // The file verified keeps its wrong models' verdicts unless runs are given to compare.
+        counterfactuals = counterfactuals_from_markdown(read_file(o->verify, 16 << 20, "claims table"));
       }
+      for (const auto& f : fresh)
+        counterfactuals.erase(std::remove_if(counterfactuals.begin(), counterfactuals.end(),
+                                             [&](const CounterfactualResult& c) {
+                                               return c.sweep == f.sweep && c.index == f.index && c.profile == f.profile;
+                                             }),
+                              counterfactuals.end());
+      counterfactuals.insert(counterfactuals.end(), fresh.begin(), fresh.end());
       add_planned_cost(index, statuses[1]);  // the paper column's rows not run: their planned cost
       const std::string md = claims_markdown(index, columns, statuses, counterfactuals);
       if (!o->verify.empty()) {

@@ -7,6 +7,7 @@
 #include "scalinglab/claims/claims.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <set>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "scalinglab/claims/margin.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/json_input.hpp"
 #include "scalinglab/core/file_io.hpp"
@@ -205,7 +207,7 @@ ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& p
     stems.insert(s.name);
     for (const auto& c : s.all_checks) {
       const std::string name = s.name + " #" + std::to_string(c.index);
-      if (c.substitute.empty() && c.known_failure.empty() && c.counterfactual.empty())
+      if (c.substitute.empty() && c.known_failure.empty() && c.not_evidence.empty() && c.counterfactual.empty())
         throw InputError(f + ": [[check]] #" + std::to_string(c.index) +
                          " counts as evidence but names no counterfactual (the wrong model it must reject: "
                          "counterfactual = { set = \"k=v\", why = \"...\" }, docs/checks.md)");
@@ -217,7 +219,7 @@ ClaimsIndex load_claims(const std::string& experiments_dir, const std::string& p
           throw InputError(f + ": [[check]] #" + std::to_string(c.index) + " ref '" + id +
                            "' is not an item of " + file.string());
         index.checks[id].push_back({s.name, c.index, c.claim, c.profiles, c.substitute, c.known_failure,
-                                    c.counterfactual, c.counterfactual_why});
+                                    c.counterfactual, c.counterfactual_why, c.not_evidence});
       }
     }
   }
@@ -264,7 +266,7 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
     const CheckResult* failure = nullptr;
     const CheckResult* substitute_failure = nullptr;
     bool reproduced = false, reduced = false, substitute = false, any_run = false;
-    std::string reduced_why;
+    std::string reduced_why, no_evidence;
     for (const auto& ref : index.checks.at(item.id)) {
       const auto it = results.find(ref.sweep);
       if (it == results.end()) continue;
@@ -283,6 +285,8 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
         } else if (cat == "reduced") {
           reduced = true;
           if (reduced_why.empty()) reduced_why = r.reduced;
+        } else if (cat == "not evidence") {
+          if (no_evidence.empty()) no_evidence = r.not_evidence;
         } else {
           substitute = true;
         }
@@ -305,6 +309,9 @@ std::vector<ItemStatus> item_statuses(const ClaimsIndex& index,
       out.push_back({"reduced", category_words("reduced") + " (" + reduced_why + ")"});
     } else if (substitute) {
       out.push_back({"substitute", category_words("substitute")});
+    } else if (!no_evidence.empty()) {
+      // Passed, but no plausible wrong model makes its checks fail: nothing was shown.
+      out.push_back({"not checked", "not checked (its checks pass but are no evidence: " + shorten(no_evidence, 200) + ")"});
     } else {
       out.push_back({"none", category_words("none")});
     }
@@ -344,6 +351,12 @@ std::optional<std::map<std::string, std::vector<CheckResult>>> read_check_result
       r.substitute = c.value("substitute", "");
       r.reduced = c.value("reduced", "");
       r.index = c.value("index", std::size_t{0});
+      r.not_evidence = c.value("not_evidence", "");
+      if (c.contains("margin")) {
+        const auto& m = c.at("margin");
+        r.margin = m.is_number() ? m.get<double>() : m == "inf" ? INFINITY : m == "-inf" ? -INFINITY : std::nan("");
+        r.margin_unit = c.value("margin_unit", "");
+      }
       if (c.contains("ref")) r.refs = c.at("ref").get<std::vector<std::string>>();
       list.push_back(std::move(r));
     }
@@ -366,6 +379,65 @@ std::string item_counts(const std::vector<ItemStatus>& statuses) {
   return out + fmt::format(" (of {} items)", statuses.size());
 }
 
+namespace {
+
+// Between the runs of one wrong model at several profiles in a CLAIMS.md cell.
+constexpr const char* kProfileSeparator = " \u2016 ";
+
+// The results of a check's wrong model (its own overrides), by profile: quick first.
+std::vector<const CounterfactualResult*> results_of(const CheckRef& r, const std::vector<CounterfactualResult>& all) {
+  std::vector<const CounterfactualResult*> out;
+  for (const auto& c : all)
+    if (c.sweep == r.sweep && c.index == r.index && c.set == r.counterfactual) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->profile == "quick" && b->profile != "quick"; });
+  return out;
+}
+
+// "REJECTS at 3/3 seeds (quick)", "ACCEPTS at 1/3 seeds (quick)", "ERROR (quick): ..."
+std::string verdict_cell(const CounterfactualResult& c) {
+  const std::string where = c.profile.empty() ? "" : " (" + c.profile + ")";
+  if (!c.error.empty()) return "ERROR" + where + ": " + c.error;
+  std::string v = c.rejected ? "REJECTS" : "ACCEPTS";
+  if (c.deterministic) v += " (deterministic)";
+  else if (!c.seeds.empty())
+    v += fmt::format(" at {}/{} seeds", c.rejected ? c.seeds_rejecting() : c.seeds.size() - c.seeds_rejecting(), c.seeds.size());
+  if (!c.rejected && !c.not_evidence.empty()) v += ", as declared (not evidence)";
+  return v + where;
+}
+
+// The planned cost of a check's sweep where it was not run: "--plan: fig9 336 CPU-hours per seed".
+std::string planned_text(const ClaimsIndex& index, const std::string& sweep) {
+  const auto h = index.planned_cpu_hours.find(sweep);
+  return h == index.planned_cpu_hours.end() ? "" : " (--plan: " + sweep + " " + h->second + " CPU-hours per seed)";
+}
+
+}  // namespace
+
+std::string counterfactual_counts(const ClaimsIndex& index, const std::vector<CounterfactualResult>& counterfactuals) {
+  std::set<std::pair<std::string, std::size_t>> seen;
+  int declared = 0, rejected = 0, accepted = 0, declared_no_evidence = 0, not_run = 0, errors = 0;
+  for (const auto& [id, refs] : index.checks)
+    for (const auto& r : refs) {
+      if (r.counterfactual.empty() || !seen.insert({r.sweep, r.index}).second) continue;
+      ++declared;
+      const auto res = results_of(r, counterfactuals);
+      if (res.empty()) {
+        ++not_run;
+        continue;
+      }
+      bool all = true, error = false;
+      for (const auto* c : res) all = all && c->rejected, error = error || !c->error.empty();
+      if (error) ++errors;
+      else if (all) ++rejected;
+      else if (!r.not_evidence.empty()) ++declared_no_evidence;
+      else ++accepted;
+    }
+  std::string out = fmt::format("{} declared: {} rejected at every seed, {} accepted", declared, rejected, accepted);
+  if (declared_no_evidence) out += fmt::format(", {} accepted by checks declared no evidence", declared_no_evidence);
+  if (errors) out += fmt::format(", {} could not be computed", errors);
+  return out + fmt::format(", {} declared, not run", not_run);
+}
+
 std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::string>& columns,
                             const std::vector<std::vector<ItemStatus>>& statuses,
                             const std::vector<CounterfactualResult>& counterfactuals) {
@@ -375,6 +447,7 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
      << "profile. Generated by `scalinglab claims " << index.paper << "` from `claims.toml`, the sweep files\n"
      << "and the reports of `scalinglab reproduce`; regenerate it rather than editing it (docs/checks.md).\n\n";
   for (std::size_t c = 0; c < columns.size(); ++c) md << "- **" << columns[c] << "**: " << item_counts(statuses[c]) << ".\n";
+  md << "- **wrong models**: " << counterfactual_counts(index, counterfactuals) << ".\n";
   if (!index.plan_command.empty())
     md << "\nCost of the paper profile's sweeps not run here (CPU-hours, one core per task), measured by "
        << index.plan_command << ". Run them on a cluster: `scalinglab slurm` (docs/cluster.md).\n";
@@ -398,7 +471,16 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
           checks += " (" + p + ")";
         }
         if (!r.substitute.empty()) checks += " (substitute)";
-        if (!r.counterfactual.empty()) checks += " (rejects " + join_text(r.counterfactual) + ")";
+        if (!r.known_failure.empty()) checks += " (known failure)";
+        if (!r.not_evidence.empty()) checks += " (not evidence)";
+        if (!r.counterfactual.empty()) {
+          // What is known of its wrong model: rejected where it ran, or only declared.
+          const auto res = results_of(r, counterfactuals);
+          bool all = !res.empty();
+          for (const auto* c : res) all = all && c->rejected && c->error.empty();
+          checks += std::string(res.empty() ? " (declared, not run: " : all ? " (rejects " : " (does not reject ") +
+                    join_text(r.counterfactual) + ")";
+        }
       }
     md << " " << markdown_cell(checks.empty() ? "-" : checks) << " |\n";
   }
@@ -410,17 +492,30 @@ std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::str
   if (!with_cf.empty()) {
     md << "\n## Wrong models the checks reject\n\n"
        << "Each check counted as evidence is run again on a model without the mechanism its claim rests on (the\n"
-       << "sweep's quick profile with the overrides below) and must fail there: `scalinglab counterfactuals "
-       << index.paper << "`\n(docs/checks.md). REJECTS: the check failed on the wrong model, as it must.\n\n"
-       << "| check | counterfactual (--set) | why the claim must fail there | measured on it |\n|---|---|---|---|\n";
+       << "sweep with the overrides below, at the profile named, only the grid points the check reads) at several\n"
+       << "seeds, and must fail at every one: `scalinglab counterfactuals " << index.paper << "` (docs/checks.md).\n"
+       << "REJECTS: the check failed on the wrong model at every seed (a deterministic sweep runs once). The margin\n"
+       << "is the smallest over the seeds, in the check's own units: standard errors (sem) for means over runs,\n"
+       << "decades or slope units for exact values; the measured text is that of the seed closest to accepting.\n\n"
+       << "| check | counterfactual (--set) | why the claim must fail there | verdict | smallest margin | measured on it |\n"
+       << "|---|---|---|---|---|---|\n";
     for (const auto& [key, r] : with_cf) {
-      std::string measured = "not run";
-      for (const auto& c : counterfactuals)
-        if (c.sweep == r->sweep && c.index == r->index && c.set == r->counterfactual)
-          measured = !c.error.empty() ? "ERROR: " + c.error
-                                      : std::string(c.rejected ? "REJECTS: " : "ACCEPTS: ") + shorten(c.measured, 160);
+      const auto res = results_of(*r, counterfactuals);
+      std::string verdict, margin, measured;
+      if (res.empty()) {
+        verdict = "declared, not run" + planned_text(index, r->sweep);
+      } else {
+        for (const auto* c : res) {
+          const std::string sep = verdict.empty() ? "" : kProfileSeparator;
+          verdict += sep + verdict_cell(*c);
+          margin += sep + (margin_text(c->margin, c->margin_unit).empty() ? "-" : margin_text(c->margin, c->margin_unit));
+          measured += sep + shorten(c->measured, 160);
+        }
+      }
+      if (!r->not_evidence.empty()) verdict += " [not evidence: " + shorten(r->not_evidence, 200) + "]";
       md << "| " << markdown_cell(r->name()) << " | " << markdown_cell(join_text(r->counterfactual)) << " | "
-         << markdown_cell(r->counterfactual_why) << " | " << markdown_cell(measured) << " |\n";
+         << markdown_cell(r->counterfactual_why) << " | " << markdown_cell(verdict) << " | "
+         << markdown_cell(margin.empty() ? "-" : margin) << " | " << markdown_cell(measured.empty() ? "-" : measured) << " |\n";
     }
   }
   return md.str();
@@ -439,28 +534,75 @@ std::vector<CounterfactualResult> counterfactuals_from_markdown(const std::strin
     if (!in_table || line.rfind("|---", 0) == 0) continue;
     if (line.rfind("| ", 0) != 0) break;
     const auto cells = split_row(line);
-    if (cells.size() < 4) continue;
+    if (cells.size() < 6) continue;
     const auto hash = cells[0].rfind(" #");
-    const std::string& measured = cells[3];
-    const bool rejects = measured.rfind("REJECTS: ", 0) == 0, accepts = measured.rfind("ACCEPTS: ", 0) == 0;
-    if (hash == std::string::npos || (!rejects && !accepts)) continue;
-    CounterfactualResult r;
-    r.sweep = cells[0].substr(0, hash);
+    if (hash == std::string::npos) continue;
+    std::size_t index = 0;
     try {
-      r.index = std::stoul(cells[0].substr(hash + 2));
+      index = std::stoul(cells[0].substr(hash + 2));
     } catch (const std::exception&) {
       continue;
     }
+    std::vector<std::string> set;
     for (std::size_t at = 0; at <= cells[1].size();) {  // "a=1, b=2"
       const auto comma = cells[1].find(", ", at);
-      r.set.push_back(cells[1].substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      set.push_back(cells[1].substr(at, comma == std::string::npos ? std::string::npos : comma - at));
       if (comma == std::string::npos) break;
       at = comma + 2;
     }
-    r.why = cells[2];
-    r.rejected = rejects;
-    r.measured = measured.substr(9);
-    out.push_back(std::move(r));
+    // One verdict per profile run, separated in the verdict, margin and measured cells.
+    auto split = [](const std::string& cell) {
+      std::vector<std::string> parts;
+      const std::string sep_text = kProfileSeparator;
+      for (std::size_t at = 0; at <= cell.size();) {
+        const auto sep = cell.find(sep_text, at);
+        parts.push_back(cell.substr(at, sep == std::string::npos ? std::string::npos : sep - at));
+        if (sep == std::string::npos) break;
+        at = sep + sep_text.size();
+      }
+      return parts;
+    };
+    std::string verdict_cell_text = cells[3];
+    if (const auto nb = verdict_cell_text.find(" [not evidence: "); nb != std::string::npos) verdict_cell_text.resize(nb);
+    const auto verdicts = split(verdict_cell_text), margins = split(cells[4]), measured = split(cells[5]);
+    for (std::size_t k = 0; k < verdicts.size(); ++k) {
+      const std::string& v = verdicts[k];
+      const bool rejects = v.rfind("REJECTS", 0) == 0, accepts = v.rfind("ACCEPTS", 0) == 0;
+      if (!rejects && !accepts) continue;  // declared, not run; errors are rerun
+      CounterfactualResult r;
+      r.sweep = cells[0].substr(0, hash);
+      r.index = index;
+      r.set = set;
+      r.why = cells[2];
+      r.rejected = rejects;
+      r.deterministic = v.find("(deterministic)") != std::string::npos;
+      if (v.find("as declared (not evidence)") != std::string::npos) r.not_evidence = "declared";
+      if (const auto open = v.rfind(" ("); open != std::string::npos && v.back() == ')') {
+        const std::string p = v.substr(open + 2, v.size() - open - 3);
+        if (p.find(' ') == std::string::npos) r.profile = p;
+      }
+      std::size_t n = 0, m = 0;
+      if (const auto at = v.find(" at "); at != std::string::npos && std::sscanf(v.c_str() + at, " at %zu/%zu seeds", &m, &n) == 2) {
+        const std::size_t rejecting = rejects ? m : n - m;
+        for (std::size_t i = 0; i < n; ++i) r.seeds.push_back({0, i < rejecting, "", "", std::nan(""), "", ""});
+      } else {
+        r.seeds.push_back({0, rejects, "", "", std::nan(""), "", ""});
+      }
+      if (k < margins.size()) {
+        double value = 0;
+        char unit[32] = {0};
+        if (margins[k].rfind("+inf ", 0) == 0 || margins[k].rfind("-inf ", 0) == 0) {
+          value = margins[k][0] == '+' ? INFINITY : -INFINITY;
+          r.margin_unit = margins[k].substr(5);
+          r.margin = value;
+        } else if (std::sscanf(margins[k].c_str(), "%lf %31s", &value, unit) == 2) {
+          r.margin = value;
+          r.margin_unit = unit;
+        }
+      }
+      if (k < measured.size()) r.measured = measured[k];
+      out.push_back(std::move(r));
+    }
   }
   return out;
 }

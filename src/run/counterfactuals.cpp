@@ -1,13 +1,15 @@
 // Counterfactuals: every check counted as evidence run again on a model without the mechanism it
-// claims, where it must FAIL. The variants are loaded (and so validated) before any of them runs.
+// claims, where it must FAIL, at several seeds. The variants are loaded (and so validated) before any
+// of them runs; each runs only the grid points its checks select.
 #include "scalinglab/run/counterfactuals.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <algorithm>
 #include <map>
 
 #include "scalinglab/claims/claims.hpp"
+#include "scalinglab/claims/margin.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/results/results_dir.hpp"
@@ -24,22 +26,56 @@ std::size_t CounterfactualOutcome::rejected() const {
   return n;
 }
 
-bool CounterfactualOutcome::ok() const { return missing.empty() && rejected() == results.size(); }
+bool CounterfactualOutcome::ok() const {
+  if (!missing.empty()) return false;
+  for (const auto& r : results) {
+    if (!r.error.empty()) return false;
+    // A check declared no evidence must accept its wrong model: rejecting it, the declaration is stale.
+    if (r.rejected == !r.not_evidence.empty()) return false;
+  }
+  return true;
+}
 
 namespace {
 
-// One run: a sweep with one counterfactual's overrides, and the checks that must fail there.
+// One wrong model: a sweep with one counterfactual's overrides, the checks that must fail there, and
+// the seeds it runs at.
 struct Variant {
-  Sweep sweep;
   std::string stem;
   std::vector<std::string> set;
-  std::vector<const CheckSpec*> checks;  // into `original`'s checks
-  fs::path out;
+  std::vector<const CheckSpec*> checks;  // into `originals`' checks
+  std::vector<Sweep> sweeps;             // one per seed
+  std::vector<fs::path> outs;
+  bool deterministic = false;
 };
+
+// Whether a check reads the rows of grid point `p`: its where (the part included) and its x range.
+bool selects(const CheckSpec& c, const GridPoint& p) {
+  std::map<std::string, std::string> where = c.where;
+  if (const auto it = where.find("part"); it != where.end()) {
+    if (!p.part.empty() && !entry_matches(Params::Entry{&part_param(), p.part, std::nan(""), ""}, it->second)) return false;
+    where.erase(it);
+  }
+  if (!params_match(p.params, where)) return false;
+  // An ordering reads only the curves it names.
+  if ((c.kind == "ordered" || c.kind == "equal_compute") && !c.series.empty()) {
+    const bool part = c.series == "part";
+    if (part ? !p.part.empty() : p.params.has(c.series)) {
+      const Params::Entry e = part ? Params::Entry{&part_param(), p.part, std::nan(""), ""} : p.params.entry(c.series);
+      if (std::none_of(c.order.begin(), c.order.end(), [&](const std::string& v) { return entry_matches(e, v); })) return false;
+    }
+  }
+  if (!c.x.empty() && p.params.has(c.x)) {
+    const double x = p.params.entry(c.x).number;
+    if (!std::isnan(x) && (x < c.x_min || x > c.x_max)) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
 CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
+  if (o.seeds < 1 || o.seeds > 1000) throw InputError("--seeds " + std::to_string(o.seeds) + ": expected 1 to 1000");
   const fs::path experiments = find_experiments_dir(o.experiments_dir);
   const fs::path paper_dir = paper_folder(experiments.string(), o.paper, o.profile);
   const fs::path out_dir = o.out_dir.empty() ? "results/" + o.paper + "-" + o.profile + "-counterfactuals" : o.out_dir;
@@ -63,70 +99,116 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
     throw InputError("unknown profile '" + o.profile + "' for " + o.paper + " (\"quick\" and \"paper\" always apply)");
 
   std::vector<Variant> variants;
+  std::size_t runs = 0;
   for (const auto& s : originals) {
     std::map<std::vector<std::string>, std::size_t> variant_of;  // set -> index into variants
     for (const auto& c : s.checks) {
       if (!c.substitute.empty()) continue;
       if (c.counterfactual.empty()) {
-        if (c.known_failure.empty()) outcome.missing.push_back(s.name + " #" + std::to_string(c.index));
+        if (c.known_failure.empty() && c.not_evidence.empty())
+          outcome.missing.push_back(s.name + " #" + std::to_string(c.index));
         continue;
       }
       auto [it, fresh] = variant_of.try_emplace(c.counterfactual, variants.size());
       if (fresh) {
-        Variant v{load_sweep(s.path, o.profile, c.counterfactual), s.name, c.counterfactual, {}, {}};
-        v.out = out_dir / s.name / ("counterfactual-" + std::to_string(variant_of.size()));
+        Variant v{s.name, c.counterfactual, {}, {}, {}, false};
+        const Sweep first = load_sweep(s.path, o.profile, c.counterfactual);
+        const auto points = expand_grid(first, builtin_registry());
+        v.deterministic = std::all_of(points.begin(), points.end(), [](const GridPoint& p) { return p.measure->deterministic; });
+        const int n = v.deterministic ? 1 : o.seeds;
+        const fs::path base = out_dir / s.name / ("counterfactual-" + std::to_string(variant_of.size()));
+        for (int k = 0; k < n; ++k) {
+          const uint64_t seed = s.seed + static_cast<uint64_t>(k);
+          std::vector<std::string> sets = c.counterfactual;
+          sets.push_back("seed=" + std::to_string(seed));
+          v.sweeps.push_back(load_sweep(s.path, o.profile, sets));
+          v.outs.push_back(base / ("seed-" + std::to_string(seed)));
+        }
+        runs += v.sweeps.size();
         variants.push_back(std::move(v));
       }
       variants[it->second].checks.push_back(&c);
     }
   }
   if (!o.resume)
-    for (const auto& v : variants) {
-      std::error_code ec;
-      if (fs::file_size(v.out / "results.jsonl", ec) > 0 && !ec)
-        throw InputError(v.out.string() + " already holds results: pass --resume to continue, or choose another --out");
-    }
+    for (const auto& v : variants)
+      for (const auto& out : v.outs) {
+        std::error_code ec;
+        if (fs::file_size(out / "results.jsonl", ec) > 0 && !ec)
+          throw InputError(out.string() + " already holds results: pass --resume to continue, or choose another --out");
+      }
 
   ResultsDir held(out_dir);  // one counterfactuals run per folder at a time
-  std::printf("counterfactuals of %s (profile %s): %zu runs into %s\n", o.paper.c_str(), o.profile.c_str(),
-              variants.size(), out_dir.c_str());
+  std::printf("counterfactuals of %s (profile %s): %zu wrong models, %zu runs (%d seeds each, 1 when deterministic) into %s\n",
+              o.paper.c_str(), o.profile.c_str(), variants.size(), runs, o.seeds, out_dir.c_str());
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
     std::string set;
     for (const auto& x : v.set) set += (set.empty() ? "" : ", ") + x;
     std::printf("\n[%zu/%zu] %s with %s\n", i + 1, variants.size(), v.stem.c_str(), set.c_str());
     std::fflush(stdout);
-    RunOptions run;
-    run.out_dir = v.out.string();
-    run.threads = o.threads;
-    run.resume = o.resume;
-    run.quiet = o.quiet;
-    run.origin = SweepOrigin{o.profile, v.set};
-    RunOutcome ran;
-    std::string error;
-    try {
-      ran = run_sweep(v.sweep, run);
-    } catch (const InputError&) {
-      throw;
-    } catch (const std::exception& e) {
-      error = e.what();  // a failed computation: reported, the other variants still run
-    }
+    std::vector<CounterfactualResult> results;
     for (const CheckSpec* c : v.checks) {
-      CounterfactualResult r{v.stem, c->index, c->claim, v.set, c->counterfactual_why, false, "", "", error};
-      if (error.empty()) {
-        const auto it = std::find_if(ran.checks.begin(), ran.checks.end(),
-                                     [&](const CheckResult& x) { return x.index == c->index; });
-        if (it == ran.checks.end()) {
-          r.error = "the check does not apply to the counterfactual sweep";
-        } else if (!it->judged) {
-          r.error = "the counterfactual leaves the check nothing to judge (" + it->measured +
-                    "): a --set of a parameter its where or x selects";
-        } else {
-          r.rejected = !it->passed;
-          r.measured = it->measured;
-          r.expected = it->expected;
-        }
+      CounterfactualResult r;
+      r.sweep = v.stem;
+      r.index = c->index;
+      r.claim = c->claim;
+      r.set = v.set;
+      r.why = c->counterfactual_why;
+      r.profile = o.profile;
+      r.not_evidence = c->not_evidence;
+      r.deterministic = v.deterministic;
+      results.push_back(std::move(r));
+    }
+    for (std::size_t k = 0; k < v.sweeps.size(); ++k) {
+      const Sweep& sweep = v.sweeps[k];
+      RunOptions run;
+      run.out_dir = v.outs[k].string();
+      run.threads = o.threads;
+      run.resume = o.resume;
+      run.quiet = o.quiet;
+      std::vector<std::string> sets = v.set;
+      sets.push_back("seed=" + std::to_string(sweep.seed));
+      run.origin = SweepOrigin{o.profile, sets};
+      run.plot = false;
+      run.keep_point = [&v](const GridPoint& p) {
+        return std::any_of(v.checks.begin(), v.checks.end(), [&](const CheckSpec* c) { return selects(*c, p); });
+      };
+      RunOutcome ran;
+      std::string error;
+      try {
+        ran = run_sweep(sweep, run);
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::exception& e) {
+        error = e.what();  // a failed computation: reported, the other variants still run
       }
+      for (std::size_t j = 0; j < v.checks.size(); ++j) {
+        const CheckSpec* c = v.checks[j];
+        SeedVerdict s;
+        s.seed = sweep.seed;
+        s.error = error;
+        if (error.empty()) {
+          const auto it = std::find_if(ran.checks.begin(), ran.checks.end(),
+                                       [&](const CheckResult& x) { return x.index == c->index; });
+          if (it == ran.checks.end()) {
+            s.error = "the check does not apply to the counterfactual sweep";
+          } else if (!it->judged) {
+            s.error = "the counterfactual leaves the check nothing to judge (" + it->measured +
+                      "): a --set of a parameter its where or x selects";
+          } else {
+            s.rejected = !it->passed;
+            s.measured = it->measured;
+            s.expected = it->expected;
+            s.margin = -it->margin;
+            s.margin_unit = it->margin_unit;
+          }
+        }
+        results[j].seeds.push_back(std::move(s));
+      }
+    }
+    for (auto& r : results) {
+      r.summarise();
       std::printf("%s\n", r.line().c_str());
       outcome.results.push_back(std::move(r));
     }
@@ -138,10 +220,21 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
   held.write("counterfactuals.json", j.dump(2) + "\n");
   held.keep();
 
-  const std::size_t accepted = outcome.results.size() - outcome.rejected();
-  std::printf("\ncounterfactuals: %zu of %zu checks reject their wrong model", outcome.rejected(), outcome.results.size());
+  std::size_t expected_accepts = 0, accepted = 0, stale = 0;
+  for (const auto& r : outcome.results) {
+    if (!r.error.empty()) continue;
+    if (!r.not_evidence.empty()) (r.rejected ? stale : expected_accepts) += 1;
+    else if (!r.rejected) ++accepted;
+  }
+  std::printf("\ncounterfactuals: %zu of %zu checks reject their wrong model at every seed", outcome.rejected() - stale,
+              outcome.results.size() - expected_accepts - stale);
   if (accepted) std::printf(", %zu do not", accepted);
   std::printf("\n");
+  if (expected_accepts)
+    std::printf("%zu checks declared no evidence accept their wrong model, as declared\n", expected_accepts);
+  if (stale)
+    std::printf("%zu checks declared no evidence reject their wrong model at every seed: they may be evidence after all "
+                "(remove not_evidence)\n", stale);
   if (!outcome.missing.empty()) {
     std::string list;
     for (const auto& m : outcome.missing) list += (list.empty() ? "" : ", ") + m;

@@ -104,8 +104,11 @@ struct Finished {
   std::size_t missing = 0;
 };
 
-Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registry) {
-  const auto points = expand_grid(sweep, registry);
+Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registry,
+                const std::function<bool(const GridPoint&)>& keep_point = nullptr, bool plot = true) {
+  auto points = expand_grid(sweep, registry);
+  if (keep_point) points.erase(std::remove_if(points.begin(), points.end(), [&](const GridPoint& p) { return !keep_point(p); }),
+                               points.end());
   std::vector<TaskResult> results;
   for (auto& r : read_results((dir / kResults).string()))
     if (same_seed(r, sweep.seed) && r.run < static_cast<uint64_t>(sweep.runs)) results.push_back(std::move(r));
@@ -119,8 +122,8 @@ Finished finish(const Sweep& sweep, const fs::path& dir, const Registry& registr
     std::fprintf(stderr, "warning: %zu of %zu tasks have no result yet; summarising what is there\n", f.missing,
                  expected);
   write_csv(table, (dir / "summary.csv").string());
-  f.plotted = draw_figure(sweep, {table, points, results}, dir.string(), "plot");
-  f.checks = evaluate_checks(sweep, table);
+  if (plot) f.plotted = draw_figure(sweep, {table, points, results}, dir.string(), "plot");
+  f.checks = evaluate_checks(sweep, table, &results);
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : f.checks) checks.push_back(c.to_json());
   write_file((dir / "checks.json").string(), checks.dump(2) + "\n");
@@ -185,6 +188,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   for (const auto& p : points)
     for (uint64_t r = 0; r < runs; ++r) {
       if ((p.index * runs + r) % shards != shard) continue;
+      if (options.keep_point && !options.keep_point(p)) continue;
       ++out.tasks_total;
       if (done.count({p.key, r})) ++out.tasks_skipped;
       else todo.push_back({&p, r});
@@ -367,7 +371,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   out.tasks_run = todo.size();
   if (shards > 1) return out;  // shards are summarised by `merge`
 
-  Finished f = finish(sweep, dir, registry);
+  Finished f = finish(sweep, dir, registry, options.keep_point, options.plot);
   out.aggregated = true;
   out.plotted = f.plotted;
   out.tasks_missing = f.missing;

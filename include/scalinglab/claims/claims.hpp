@@ -29,6 +29,7 @@ struct CheckRef {
   std::string known_failure;
   std::vector<std::string> counterfactual;  // the --set overrides of the wrong model it must reject
   std::string counterfactual_why;
+  std::string not_evidence;  // why no plausible wrong model makes it fail ("": counted as evidence)
   std::string name() const { return sweep + " #" + std::to_string(index); }
 };
 
@@ -84,9 +85,15 @@ void add_planned_cost(const ClaimsIndex& index, std::vector<ItemStatus>& statuse
 // Counts of items per category, in words: "3 reproduced at the paper's setting, 1 at reduced scale, ...".
 std::string item_counts(const std::vector<ItemStatus>& statuses);
 
+// Counts of the wrong models the index declares, in words: "41 declared: 38 rejected at every seed,
+// 1 accepted, 2 declared, not run".
+std::string counterfactual_counts(const ClaimsIndex& index, const std::vector<CounterfactualResult>& counterfactuals);
+
 // CLAIMS.md: one row per item with its status in each run (column label -> statuses; a run not given
-// is "not run"), then one row per check that declares a counterfactual: its overrides, why, and what
-// the check measured on it (from `counterfactuals`; "not run" when absent).
+// is "not run"), then one row per check that declares a counterfactual: its overrides, why, its
+// verdict over the seeds with the smallest margin, and what the check measured on it (from
+// `counterfactuals`, the results of every profile run; "declared, not run" when absent, with the
+// planned cost of its sweep when claims.toml's [plan] has one).
 std::string claims_markdown(const ClaimsIndex& index, const std::vector<std::string>& columns,
                             const std::vector<std::vector<ItemStatus>>& statuses,
                             const std::vector<CounterfactualResult>& counterfactuals = {});

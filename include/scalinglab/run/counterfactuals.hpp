@@ -19,6 +19,9 @@ struct CounterfactualOptions {
   std::string out_dir;              // default: results/<paper>-<profile>-counterfactuals
   std::string experiments_dir;      // default: found as for reproduce
   std::vector<std::string> only;    // sweep stems to run (empty: every sweep of the paper)
+  // Seeds each wrong model runs at (the sweep's seed, then the next ones); a check rejects it only
+  // when it fails at every seed. A sweep whose measures are all deterministic runs once.
+  int seeds = 3;
   int threads = 0;
   bool resume = false;
   bool quiet = false;
@@ -31,12 +34,15 @@ struct CounterfactualOutcome {
   // no counterfactual: "fig1-left #3".
   std::vector<std::string> missing;
   std::size_t rejected() const;
-  bool ok() const;  // every counterfactual rejected and none missing
+  // Every counterfactual rejected at every seed (a check declared no evidence: accepted, as it
+  // says), none could not be computed, and none is missing.
+  bool ok() const;
 };
 
 // Loads every sweep of the paper and its counterfactual variants (bad input throws InputError before
-// anything runs), runs each variant into OUT/<stem>/counterfactual-<k>/, prints one line per check
-// and writes OUT/counterfactuals.json.
+// anything runs), runs each variant at each seed into OUT/<stem>/counterfactual-<k>/seed-<s>/ (only
+// the grid points its checks select, without a figure), prints one line per check and writes
+// OUT/counterfactuals.json.
 CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& options);
 
 }  // namespace scalinglab

@@ -63,6 +63,10 @@ struct RunOptions {
   // no task starts any more, the running ones finish and are recorded, and run_sweep throws
   // RunStopped. Exceptions thrown by it stop the run the same way and are rethrown.
   std::function<bool(std::size_t done, std::size_t total, double seconds_left)> on_progress;
+  // Only the grid points it keeps are run, summarised and judged (null: every point); for runs whose
+  // only purpose is some checks (a counterfactual needs just the rows its checks select).
+  std::function<bool(const GridPoint&)> keep_point;
+  bool plot = true;  // false: no figure (summary.csv and checks.json are still written)
 };
 
 // A run stopped by RunOptions::on_progress: every finished task is in results.jsonl (resume it).
