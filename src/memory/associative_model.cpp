@@ -12,6 +12,17 @@ ModelKind parse_model(const std::string& name) {
   throw std::invalid_argument("unknown model: " + name);
 }
 
+double logit_gradient(const ModelSpec& spec, Eigen::Ref<Eigen::RowVectorXd> row, Eigen::Index y, double w, bool divide) {
+  const double zmax = row.maxCoeff(), zy = row(y);
+  row = (row.array() - zmax).exp();
+  const double total = row.sum();
+  if (spec.saturating && divide) row /= total;  // softmax (callers of this form pass w = 1)
+  else if (spec.saturating) row *= w / total;   // w softmax
+  else row.setConstant(w / static_cast<double>(row.size()));
+  row(y) -= w;  // d loss / d z
+  return w * (std::log(total) + zmax - zy);
+}
+
 namespace {
 
 // Per-thread step buffers: training calls the step once per batch, so it must not allocate in
@@ -39,14 +50,9 @@ double head_forward_backward(const ModelSpec& spec, const MatrixRD& U, const std
   a.dZ.resize(k, M);
   double loss = 0;
   for (Eigen::Index i = 0; i < k; ++i) {
-    const auto y = static_cast<Eigen::Index>(ys[static_cast<std::size_t>(i)]);
-    const double w = weights[static_cast<std::size_t>(i)];
-    const double zmax = a.Z.row(i).maxCoeff();
-    a.dZ.row(i) = (a.Z.row(i).array() - zmax).exp();
-    const double total = a.dZ.row(i).sum();
-    loss += w * (std::log(total) + zmax - a.Z(i, y));
-    a.dZ.row(i) *= w / total;  // w softmax
-    a.dZ(i, y) -= w;           // d loss / d z
+    a.dZ.row(i) = a.Z.row(i);
+    loss += logit_gradient(spec, a.dZ.row(i), static_cast<Eigen::Index>(ys[static_cast<std::size_t>(i)]),
+                           weights[static_cast<std::size_t>(i)]);
   }
   a.dH.noalias() = a.dZ * U;  // d loss / d Hb
   if (spec.layernorm) {

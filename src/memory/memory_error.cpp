@@ -24,29 +24,48 @@ enum : uint64_t { kEStream = 1, kUStream = 2 };
 constexpr uint64_t kCommonDirection = ~uint64_t{0};
 
 // `base`: the stream of the whole matrix, whose kCommonDirection substream gives the shared direction.
-void fill_rows(float* out, std::size_t rows, std::size_t d, EmbeddingDist dist, Stream& s, const Stream& base) {
+void fill_rows(float* out, std::size_t rows, std::size_t d, EmbeddingDist dist, Stream& s, const Stream& base,
+               double correlation) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   s.fill_normal(out, rows * d, scale);
   Eigen::Map<MatrixRF> m(out, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d));
   if (dist == EmbeddingDist::sphere) m.rowwise().normalize();
-  if (dist == EmbeddingDist::correlated) {  // (z_x + 3 g) / sqrt(10): any two rows correlate by about 0.9
+  if (dist == EmbeddingDist::correlated) {  // (z_x + a g) / sqrt(1 + a^2): any two rows correlate by about rho
     Stream c = base.substream(kCommonDirection);
     Eigen::RowVectorXf g(static_cast<Eigen::Index>(d));
     c.fill_normal(g.data(), d, scale);
-    m = (m.rowwise() + 3 * g) / std::sqrt(10.0f);
+    // rho = 0.9 gives a = 3 exactly as before the parameter existed (the same draws).
+    const float a = correlation == 0.9 ? 3.0f : static_cast<float>(std::sqrt(correlation / (1 - correlation)));
+    m = (m.rowwise() + a * g) / std::sqrt(1 + a * a);
   }
 }
 
 // Rows [b * kEmbeddingBlock, ...) of E, `rows` of them, into `out`.
-void fill_block(float* out, std::size_t b, std::size_t rows, std::size_t d, EmbeddingDist dist, const Stream& e) {
+void fill_block(float* out, std::size_t b, std::size_t rows, std::size_t d, EmbeddingDist dist, const Stream& e,
+                double correlation) {
   Stream block = e.substream(b);
-  fill_rows(out, rows, d, dist, block, e);
+  fill_rows(out, rows, d, dist, block, e, correlation);
+}
+
+// Scores of the inputs x0.. (columns) with the cross-talk between input embeddings scaled by c:
+// c score + (1 - c) q(x)/qmax |e_x|^2 G[:, f*(x)] (Readout).
+void scale_interference(Eigen::Ref<Eigen::MatrixXf> scores, const Eigen::Ref<const MatrixRF>& rows, const MatrixRF& G,
+                        const ZipfTask& task, const std::vector<double>& q, double qmax, std::size_t x0, double c) {
+  if (c == 1.0) return;
+  for (Eigen::Index i = 0; i < scores.cols(); ++i) {
+    const std::size_t x = x0 + static_cast<std::size_t>(i);
+    scores.col(i) *= static_cast<float>(c);
+    const double w = q[x] / qmax;
+    if (w == 0) continue;
+    const float self = static_cast<float>((1 - c) * w * rows.row(i).squaredNorm());
+    scores.col(i) += self * G.row(task.label[x]).transpose();  // G is symmetric
+  }
 }
 
 void fill_u(MatrixRF& U, std::size_t M, std::size_t d, EmbeddingDist dist, const Stream& s) {
   U.resize(static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(d));
   Stream u = s.substream(kUStream);
-  fill_rows(U.data(), M, d, dist, u, u);
+  fill_rows(U.data(), M, d, dist, u, u, 0.9);
 }
 
 // B[f*(x)] += q(x)/qmax e_x for the rows x0.. of a block of E.
@@ -83,15 +102,16 @@ double max_weight(const std::vector<double>& q) { return q.empty() ? 0.0 : *std:
 }  // namespace
 
 void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
-                     Stream& s, Embeddings& out) {
+                     Stream& s, Embeddings& out, double correlation) {
   out.E.resize(static_cast<Eigen::Index>(N), static_cast<Eigen::Index>(d));
   const Stream e = s.substream(kEStream);
   for (std::size_t b = 0, x0 = 0; x0 < N; ++b, x0 += kEmbeddingBlock)
-    fill_block(out.E.data() + x0 * d, b, std::min(kEmbeddingBlock, N - x0), d, e_dist, e);
+    fill_block(out.E.data() + x0 * d, b, std::min(kEmbeddingBlock, N - x0), d, e_dist, e, correlation);
   fill_u(out.U, M, d, u_dist, s);
 }
 
-double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws) {
+double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws,
+                    const Readout& readout) {
   const auto N = static_cast<Eigen::Index>(task.N), M = static_cast<Eigen::Index>(task.M);
   const Eigen::Index d = emb.E.cols();
   if (emb.E.rows() != N || emb.U.rows() != M || emb.U.cols() != d || static_cast<Eigen::Index>(q.size()) != N)
@@ -112,6 +132,8 @@ double memory_error(const ZipfTask& task, const std::vector<double>& q, const Em
   parallel_for(pieces, task_threads(), [&](std::size_t k, int) {  // the large product (BLAS sgemm), in pieces
     const Eigen::Index x0 = static_cast<Eigen::Index>(k) * piece, cols = std::min(piece, N - x0);
     ws.scores.middleCols(x0, cols).noalias() = ws.C * emb.E.middleRows(x0, cols).transpose();
+    scale_interference(ws.scores.middleCols(x0, cols), emb.E.middleRows(x0, cols), G, task, q, qmax,
+                       static_cast<std::size_t>(x0), readout.interference);
     ws.piece_errors[k] = mistakes(ws.scores.middleCols(x0, cols), cols, task, static_cast<std::size_t>(x0));
   });
   double error = 0;
@@ -120,7 +142,8 @@ double memory_error(const ZipfTask& task, const std::vector<double>& q, const Em
 }
 
 double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q, std::size_t d, EmbeddingDist e_dist,
-                             EmbeddingDist u_dist, const Stream& s, ErrorWorkspace& ws) {
+                             EmbeddingDist u_dist, const Stream& s, ErrorWorkspace& ws, const Readout& readout,
+                             double correlation) {
   const std::size_t N = task.N;
   const auto M = static_cast<Eigen::Index>(task.M), D = static_cast<Eigen::Index>(d);
   if (q.size() != N) throw std::invalid_argument("memory_error_streamed: shapes do not match");
@@ -136,7 +159,7 @@ double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q,
     if (std::all_of(q.begin() + static_cast<std::ptrdiff_t>(x0), q.begin() + static_cast<std::ptrdiff_t>(x0 + rows),
                     [](double w) { return w == 0; }))
       continue;
-    fill_block(ws.block.data(), b, rows, d, e_dist, e);
+    fill_block(ws.block.data(), b, rows, d, e_dist, e, correlation);
     accumulate(ws.B, task, q, qmax, ws.block.topRows(static_cast<Eigen::Index>(rows)), x0);
   }
   const MatrixRF G = ws.U * ws.U.transpose();
@@ -154,8 +177,9 @@ double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q,
     Eigen::MatrixXf& scores = ws.worker_scores[static_cast<std::size_t>(w)];
     block.resize(static_cast<Eigen::Index>(kEmbeddingBlock), D);
     scores.resize(M, static_cast<Eigen::Index>(kEmbeddingBlock));
-    fill_block(block.data(), b, static_cast<std::size_t>(rows), d, e_dist, e);
+    fill_block(block.data(), b, static_cast<std::size_t>(rows), d, e_dist, e, correlation);
     scores.leftCols(rows).noalias() = ws.C * block.topRows(rows).transpose();
+    scale_interference(scores.leftCols(rows), block.topRows(rows), G, task, q, qmax, x0, readout.interference);
     ws.piece_errors[b] = mistakes(scores.leftCols(rows), rows, task, x0);
   });
   double error = 0;

@@ -32,6 +32,8 @@ struct MemoryRun {
   std::vector<double> q;
   double unseen = 0;
   EmbeddingDist e_dist = EmbeddingDist::gaussian, u_dist = EmbeddingDist::sphere;
+  double correlation = 0.9;
+  Readout readout;
   Stream embeddings;
 };
 
@@ -54,6 +56,8 @@ MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
   }
   run.e_dist = parse_embedding_dist(prm.choice("e_dist"));
   run.u_dist = parse_embedding_dist(prm.choice("u_dist"));
+  run.correlation = prm.real("correlation");
+  run.readout.interference = prm.real("interference");
   run.embeddings = stream.substream(kEmbeddingStream);
   return run;
 }
@@ -61,7 +65,7 @@ MemoryRun draw_memory_run(const Params& prm, Stream& stream) {
 // Materialised embeddings, in per-thread storage reused across runs.
 const Embeddings& draw(MemoryRun& run, std::size_t d) {
   thread_local Embeddings storage;
-  draw_embeddings(run.task.N, run.task.M, d, run.e_dist, run.u_dist, run.embeddings, storage);
+  draw_embeddings(run.task.N, run.task.M, d, run.e_dist, run.u_dist, run.embeddings, storage, run.correlation);
   return storage;
 }
 
@@ -94,8 +98,9 @@ Record memory_error_run(const Params& prm, Stream& stream) {
   const bool streamed = static_cast<double>(run.task.N) * static_cast<double>(d) > kMaterialisedEntries;
   const bool table = prm.choice("memory") == "table";
   const double error = table      ? lookup_table_error(run)
-                       : streamed ? memory_error_streamed(run.task, run.q, d, run.e_dist, run.u_dist, run.embeddings, ws)
-                                  : memory_error(run.task, run.q, draw(run, d), ws);
+                       : streamed ? memory_error_streamed(run.task, run.q, d, run.e_dist, run.u_dist, run.embeddings, ws,
+                                                          run.readout, run.correlation)
+                                  : memory_error(run.task, run.q, draw(run, d), ws, run.readout);
   std::size_t stored = 0;
   for (double w : run.q) stored += w != 0;
   const Theorem1Bounds b = theorem1_bounds(run.task, run.q, d);
@@ -114,7 +119,7 @@ Record memory_matrix_run(const Params& prm, Stream& stream) {
   MemoryRun run = draw_memory_run(prm, stream);
   ErrorWorkspace ws;
   Record r;
-  const double error = memory_error(run.task, run.q, draw(run, static_cast<std::size_t>(prm.integer("d"))), ws);
+  const double error = memory_error(run.task, run.q, draw(run, static_cast<std::size_t>(prm.integer("d"))), ws, run.readout);
   r.set("error", prm.choice("memory") == "table" ? lookup_table_error(run) : error);
   std::vector<double> matrix(run.task.M * run.task.N);
   for (std::size_t y = 0; y < run.task.M; ++y)
@@ -134,6 +139,8 @@ TrainSpec train_spec(const Params& prm) {
   spec.labels = prm.choice("f");
   spec.model.kind = parse_model(prm.choice("model"));
   spec.model.layernorm = prm.flag("layernorm");
+  spec.model.saturating = prm.flag("saturation");
+  spec.model.train_embeddings = prm.flag("train_embeddings");
   spec.optimizer.kind = parse_optimizer(prm.choice("optimizer"));
   spec.optimizer.lr = prm.real("lr");
   spec.optimizer.beta1 = prm.real("beta1");
@@ -260,8 +267,12 @@ double train_work(const Params& prm) {
 Record infinite_memory_run(const Params& prm, Stream&) {
   const auto N = static_cast<std::size_t>(prm.integer("N"));
   const double alpha = prm.real("alpha"), T = prm.count("T");
+  // zipf=frequency reads alpha as the exponent of the frequency distribution (the number of tokens of
+  // frequency f ~ f^-alpha), whose rank-frequency exponent is 1/(alpha - 1).
+  const bool frequency = prm.choice("zipf") == "frequency";
+  if (frequency && !(alpha > 1)) throw InputError("memory.infinite_memory_error: zipf=frequency needs alpha > 1");
   Record r;
-  r.set("error", infinite_memory_error(zipf_probabilities(N, alpha), T));
+  r.set("error", infinite_memory_error(zipf_probabilities(N, frequency ? 1 / (alpha - 1) : alpha), T));
   r.set("asymptote", infinite_memory_asymptote(N, alpha, T));
   return r;
 }
@@ -281,8 +292,18 @@ std::vector<ParamSpec> memory_params() {
   ps.push_back(choice_param("e_dist", "gaussian", {"gaussian", "sphere", "correlated"},
                             "input embeddings: N(0, I/d), uniform on the unit sphere, or correlated (N(0, I/d) plus 3 times one "
                             "N(0, I/d) direction shared by all, over sqrt(10): correlation 0.9, not Theorem 1's independent embeddings)"));
+  ps.push_back(real_param("correlation", "0.9", "e_dist=correlated: the correlation rho between any two input embeddings",
+                           0, 0.99)
+                   .same_world_param());  // the same draws, mixed otherwise
   ps.push_back(choice_param("u_dist", "sphere", {"sphere", "gaussian"},
                             "unembeddings: uniform on the unit sphere or N(0, I/d)"));
+  ps.push_back(real_param("interference", "1",
+                          "scale c of the cross-talk <e_x', e_x> between input embeddings in the scores: 1 is the paper's "
+                          "memory (2); c < 1 a memory with less interference than random embeddings give, c > 1 one with more, "
+                          "about that of embeddings c^-2 times as wide (counterfactuals for claims about capacity: 0.316 and "
+                          "3.16 for a tenfold or a tenth of the width; 0: none)",
+                          0, 10)
+                   .same_world_param());
   return ps;
 }
 
@@ -366,6 +387,15 @@ void register_memory_measures(Registry& r) {
     m.params.push_back(choice_param("model", "matrix", {"matrix", "learnable", "relu"},
                                     "matrix: W learned; learnable: E, W, U learned; relu: u_y^T ReLU(e_x), E and U learned"));
     m.params.push_back(bool_param("layernorm", "false", "normalise h = W e_x (or ReLU(e_x)) to unit length before U"));
+    m.params.push_back(bool_param("train_embeddings", "true",
+                                  "learnable, relu: E and U are learned (false: they stay at their random start, as when the "
+                                  "optimiser is not given them; a counterfactual)")
+                           .same_world_param());
+    m.params.push_back(bool_param("saturation", "true",
+                                  "the cross-entropy's gradient shrinks by (1 - p_W) as an association is stored (Sec. 4); false: "
+                                  "every step uses the gradient at uniform predictions p_W = 1/M, so updates never shrink (a "
+                                  "counterfactual: no saturation of the map (20))")
+                           .same_world_param());
     m.params.push_back(choice_param("optimizer", "sgd", {"sgd", "adam", "signsgd", "sgd_normalized"},
                                     "sgd (no momentum), adam, signsgd (Adam with betas 0, 0), or sgd_normalized (W's gradient / std of "
                                     "per-example gradients; matrix model)"));
@@ -442,7 +472,11 @@ void register_memory_measures(Registry& r) {
         "docs/memory.md for the constant, which Appendix A.1 misprints).";
     m.params = {int_param("N", "1000", "number of input tokens", 1, 1e9),
                 real_param("alpha", "2", "Zipf exponent", 0, 100),
-                count_param("T", "1000", "number of samples (inf gives 0)", 0)};
+                count_param("T", "1000", "number of samples (inf gives 0)", 0),
+                choice_param("zipf", "rank", {"rank", "frequency"},
+                             "rank: p(x) ~ x^-alpha, the paper's law (1); frequency: alpha read as the exponent of the "
+                             "frequency distribution, as some of the Zipf literature does, i.e. p(x) ~ x^-1/(alpha-1) (a "
+                             "counterfactual: another exponent under the same name; the asymptote stays the paper's)")};
     m.metrics = {{"error", "exact expected error sum_x p(x)(1-p(x))^T"},
                  {"asymptote", "C^(1/alpha) Gamma(1-1/alpha)/alpha T^-(1-1/alpha) (NaN if alpha <= 1)"}};
     m.fn = infinite_memory_run;

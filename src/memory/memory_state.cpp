@@ -53,7 +53,7 @@ class DenseState final : public MemoryState {
 // A, i.e. delta K[x, :] to P: O(M N) per distinct input.
 class SpanState final : public MemoryState {
  public:
-  SpanState(const OptimizerSpec& opt, const ModelParams& init) : lr_(opt.lr), p_(init) {
+  SpanState(const ModelSpec& model, const OptimizerSpec& opt, const ModelParams& init) : model_(model), lr_(opt.lr), p_(init) {
     L0_.noalias() = p_.U * p_.W * p_.E.transpose();
     G_.noalias() = p_.U * p_.U.transpose();
     K_.noalias() = p_.E * p_.E.transpose();
@@ -67,10 +67,7 @@ class SpanState final : public MemoryState {
     for (Eigen::Index i = 0; i < k; ++i) {
       const uint32_t x = xs[static_cast<std::size_t>(i)];
       dZ_.row(i) = (L0_.col(x) + G_ * P_.col(x)).transpose();
-      const double zmax = dZ_.row(i).maxCoeff();
-      dZ_.row(i) = (dZ_.row(i).array() - zmax).exp();
-      dZ_.row(i) /= dZ_.row(i).sum();
-      dZ_(i, ys[static_cast<std::size_t>(i)]) -= 1.0;
+      logit_gradient(model_, dZ_.row(i), static_cast<Eigen::Index>(ys[static_cast<std::size_t>(i)]), 1.0, true);
     }
     const double lr = lr_ * lr_factor;
     for (Eigen::Index i = 0; i < k; ++i) {
@@ -83,6 +80,7 @@ class SpanState final : public MemoryState {
   const ModelParams& params() const override { return p_; }
 
  private:
+  ModelSpec model_;
   double lr_;
   ModelParams p_;
   MatrixRD L0_, G_, K_, P_, dZ_;
@@ -131,7 +129,7 @@ class FeatureState final : public MemoryState {
 std::unique_ptr<MemoryState> make_memory_state(StatePath path, const ModelSpec& model, const OptimizerSpec& opt,
                                                const ModelParams& init) {
   switch (path) {
-    case StatePath::span: return std::make_unique<SpanState>(opt, init);
+    case StatePath::span: return std::make_unique<SpanState>(model, opt, init);
     case StatePath::features: return std::make_unique<FeatureState>(model, opt, init);
     case StatePath::dense: break;
   }

@@ -108,11 +108,14 @@ Record sgd_approx_iterates_run(const Params& prm, Stream&) {
   const auto M = static_cast<std::size_t>(prm.integer("M"));
   const double lr = prm.real("lr");
   const auto n_max = static_cast<uint64_t>(prm.integer("n_max"));
+  const bool saturating = prm.flag("saturation");
   std::vector<double> value = sgd_approx_iterates(n_max, lr, M);
   std::vector<double> n(n_max + 1), flow(n_max + 1);
+  const double first_step = lr * static_cast<double>(M - 1) / static_cast<double>(M);  // f(0) - 0
   for (uint64_t i = 0; i <= n_max; ++i) {
     n[i] = static_cast<double>(i);
-    flow[i] = sgd_approx_flow(n[i], lr, M);
+    flow[i] = saturating ? sgd_approx_flow(n[i], lr, M) : first_step * n[i];
+    if (!saturating) value[i] = first_step * n[i];
   }
   Record r;
   r.set("last", value.back());
@@ -237,7 +240,10 @@ void register_sgd_approx_measures(Registry& r) {
         "with a large step store every seen input with a similar weight.";
     m.params = {int_param("M", "5", "number of classes", 2, 1e6),
                 real_param("lr", "1", "SGD step gamma", 0, 1e9),
-                int_param("n_max", "1000", "largest number of steps", 0, 1e8)};
+                int_param("n_max", "1000", "largest number of steps", 0, 1e8),
+                bool_param("saturation", "true",
+                           "the step shrinks as q grows (the map (20)); false: every step keeps its size at q = 0, "
+                           "lr (M-1)/M, as if p_W never moved (linear growth: a counterfactual)")};
     m.metrics = {{"last", "f^{n_max}(0)"},
                  {"n", "number of steps n = 0..n_max", true},
                  {"value", "f^n(0)", true},

@@ -89,16 +89,16 @@ double error_of_logits(const MatrixRD& L, const std::vector<uint32_t>& label, co
   return error;
 }
 
-double gradient_variance(const MatrixRD& L, const std::vector<uint32_t>& label, const std::vector<double>& p,
-                         const MatrixRD& U, const MatrixRD& E) {
+double gradient_variance(const ModelSpec& model, const MatrixRD& L, const std::vector<uint32_t>& label,
+                         const std::vector<double>& p, const MatrixRD& U, const MatrixRD& E) {
   // delta_x = softmax(l_x) - e_y (M), g_x = U^T delta_x e_x^T: <g_x, g_x'>_F = (delta_x^T G delta_x') K[x, x'].
   const Eigen::Index M = L.rows(), N = L.cols();
   MatrixRD D(M, N);
+  Eigen::RowVectorXd row(M);
   for (Eigen::Index x = 0; x < N; ++x) {
-    const double zmax = L.col(x).maxCoeff();
-    D.col(x) = (L.col(x).array() - zmax).exp();
-    D.col(x) /= D.col(x).sum();
-    D(label[static_cast<std::size_t>(x)], x) -= 1.0;
+    row = L.col(x).transpose();
+    logit_gradient(model, row, static_cast<Eigen::Index>(label[static_cast<std::size_t>(x)]), 1.0, true);
+    D.col(x) = row.transpose();
   }
   const MatrixRD G = U * U.transpose();
   const MatrixRD K = E * E.transpose();
@@ -180,7 +180,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
   if (spec.snapshot_step == 0) take_snapshot();
   // Figure 16 (right): the spread of the per-example gradients (matrix model: E and U stay fixed).
   const bool grad_var = spec.track_grad_var && spec.model.kind == ModelKind::matrix && !spec.model.layernorm;
-  auto gradient_spread = [&] { return gradient_variance(state->logits(), task.label, task.p, p.U, p.E); };
+  auto gradient_spread = [&] { return gradient_variance(spec.model, state->logits(), task.label, task.p, p.U, p.E); };
   if (grad_var) result.grad_var_init = gradient_spread();
   if (spec.track_approx && spec.model.kind != ModelKind::matrix)
     throw std::invalid_argument("the SGD approximation applies to the matrix model (E and U fixed)");

@@ -193,6 +193,16 @@ Record peel_run(const Params& prm, Stream& stream) {
   r.set("edges", static_cast<double>(g.edges()));
   r.set("checks", g.checks);
   r.set("de_not_learnt", de_erasure_rate(theory, erasure));
+  // The paper's finite-length approximation (24) as printed for the same R, T and d_t (concept
+  // learning, eps = 0.5 as in the paper): what Eq. 4 predicts for this graph.
+  double eq24 = kNaN;
+  if (kind != "regular" && erasure == 1) {
+    try {
+      eq24 = concept_learning({static_cast<double>(R), static_cast<double>(size.T), d_t, 0.5, 0.0, false, true}).not_learnt_paper;
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  r.set("eq24_not_learnt", eq24);
   return r;
 }
 
@@ -591,7 +601,9 @@ void register_skills_measures(Registry& reg) {
                  {"rounds", "parallel peeling rounds that learnt something"},
                  {"edges", "edges of the graph drawn"},
                  {"checks", "texts of the graph drawn"},
-                 {"de_not_learnt", "density evolution's asymptotic fraction left unknown, for this ensemble"}};
+                 {"de_not_learnt", "density evolution's asymptotic fraction left unknown, for this ensemble"},
+                 {"eq24_not_learnt", "binomial and poisson ensembles, erasure = 1: the paper's finite-length approximation (24) "
+                                     "as printed for this R, T and d_t (Eq. 4; NaN otherwise or without a threshold)"}};
     m.fn = peel_run;
     m.memory = peel_bytes;
     reg.add(std::move(m));

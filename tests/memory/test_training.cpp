@@ -595,6 +595,6 @@ TEST(Training, GradientVarianceMatchesTheExplicitPerExampleGradients) {
   }
   double var = 0;
   for (Eigen::Index x = 0; x < N; ++x) var += p[x] * (g[x] - mean).squaredNorm();
-  EXPECT_NEAR(gradient_variance(L, label, p, U, E), var, 1e-10 * var);
+  EXPECT_NEAR(gradient_variance(ModelSpec{}, L, label, p, U, E), var, 1e-10 * var);
   EXPECT_GT(var, 0.0);
 }

@@ -27,10 +27,22 @@ struct ModelSpec {
   ModelKind kind = ModelKind::matrix;
   bool layernorm = false;
   double ln_eps = 1e-6;  // h / sqrt(sum h^2 + ln_eps)
+  // false: the logits' gradient is taken at uniform predictions p_W = 1/M at every step, so that an
+  // update never shrinks as its association is stored (counterfactual: no saturation of (20)).
+  bool saturating = true;
+  // false: E and U stay at their random start even in the models that learn them (counterfactual: an
+  // optimiser not given the embeddings).
+  bool train_embeddings = true;
   bool learns_W() const { return kind != ModelKind::relu; }
-  bool learns_E() const { return kind != ModelKind::matrix; }
-  bool learns_U() const { return kind != ModelKind::matrix; }
+  bool learns_E() const { return kind != ModelKind::matrix && train_embeddings; }
+  bool learns_U() const { return kind != ModelKind::matrix && train_embeddings; }
 };
+
+// d loss / d logits of one example into `row` (softmax(z) - e_y, or 1/M - e_y when not saturating),
+// times `w`; returns the example's cross-entropy. `divide`: the softmax as exp / sum rather than
+// exp * (w / sum) (the two round differently; each caller keeps the form its results were made with).
+double logit_gradient(const ModelSpec& spec, Eigen::Ref<Eigen::RowVectorXd> row, Eigen::Index y, double w,
+                      bool divide = false);
 
 struct ModelParams {
   MatrixRD W, E, U;

@@ -20,8 +20,9 @@ namespace scalinglab::memory {
 using MatrixRF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // "gaussian": entries N(0, 1/d) (norm ~ 1); "sphere": uniform on the unit sphere; "correlated":
-// (z + 3 g) / sqrt(10) with z and one direction g shared by every row both N(0, I/d), so that any two
-// embeddings correlate by about 0.9 (a counterfactual to Theorem 1's independent embeddings).
+// (z + a g) / sqrt(1 + a^2) with z and one direction g shared by every row both N(0, I/d), a =
+// sqrt(rho / (1 - rho)), so that any two embeddings correlate by about rho (`correlation`, 0.9 by
+// default: a = 3; a counterfactual to Theorem 1's independent embeddings).
 enum class EmbeddingDist { gaussian, sphere, correlated };
 EmbeddingDist parse_embedding_dist(const std::string& name);
 
@@ -46,13 +47,22 @@ double error_buffer_bytes(double N, double M, double d, bool materialised);
 // Draws E and U from substreams of `s` (the caller passes a dedicated substream) into `out`,
 // reusing its storage when the shapes are unchanged (no page faults on large E in repeated runs).
 void draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist, EmbeddingDist u_dist,
-                     Stream& s, Embeddings& out);
+                     Stream& s, Embeddings& out, double correlation = 0.9);
 inline Embeddings draw_embeddings(std::size_t N, std::size_t M, std::size_t d, EmbeddingDist e_dist,
-                                  EmbeddingDist u_dist, Stream& s) {
+                                  EmbeddingDist u_dist, Stream& s, double correlation = 0.9) {
   Embeddings emb;
-  draw_embeddings(N, M, d, e_dist, u_dist, s, emb);
+  draw_embeddings(N, M, d, e_dist, u_dist, s, emb, correlation);
   return emb;
 }
+
+// How the memory reads its stored associations: `interference` scales the cross-talk <e_x', e_x>
+// (x' != x) between input embeddings in every score, 1 for the paper's memory (eq. 2), 0 for none:
+// score(y, x) = c sum_x' q(x') <u_y, u_f(x')> <e_x', e_x> + (1 - c) q(x) <u_y, u_f(x)> |e_x|^2.
+// c < 1 is a memory with less interference than random embeddings give, c > 1 one with more (about
+// that of embeddings c^-2 times as wide): counterfactuals for claims about finite capacity.
+struct Readout {
+  double interference = 1.0;
+};
 
 // Scratch buffers reused across calls (allocation-free in steady state).
 struct ErrorWorkspace {
@@ -72,12 +82,14 @@ inline constexpr std::size_t kScorePiece = 4096;
 
 // Error (5) of f_q for the memory W_q with weights q (length N) and labels/probabilities of `task`.
 // After the call ws.scores holds all M x N scores.
-double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws);
+double memory_error(const ZipfTask& task, const std::vector<double>& q, const Embeddings& emb, ErrorWorkspace& ws,
+                    const Readout& readout = {});
 
 // The same error for the embeddings draw_embeddings(N, M, d, e_dist, u_dist, s) would give, without
 // holding E: two passes over its blocks (B = S E, then the scores), each block drawn twice.
 double memory_error_streamed(const ZipfTask& task, const std::vector<double>& q, std::size_t d, EmbeddingDist e_dist,
-                             EmbeddingDist u_dist, const Stream& s, ErrorWorkspace& ws);
+                             EmbeddingDist u_dist, const Stream& s, ErrorWorkspace& ws, const Readout& readout = {},
+                             double correlation = 0.9);
 
 // Theorem 1's bounds for a scheme q (expectation over e ~ N(0, I), u uniform on the sphere):
 // upper (7) minimised over gamma on a grid, and lower (8).

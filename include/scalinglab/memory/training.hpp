@@ -28,9 +28,10 @@ double error_of_logits(const MatrixRD& L, const std::vector<uint32_t>& label, co
 
 // Total variance sum_x p(x) ||g_x - g||_F^2 of the per-example gradients g_x = U^T (softmax(l_x) -
 // e_{f*(x)}) e_x^T of the matrix model's W, with l_x the logits (column x of L, M x N), g = sum_x
-// p(x) g_x; computed from the Gram matrices U U^T and E E^T without forming any d x d matrix.
-double gradient_variance(const MatrixRD& L, const std::vector<uint32_t>& label, const std::vector<double>& p,
-                         const MatrixRD& U, const MatrixRD& E);
+// p(x) g_x; computed from the Gram matrices U U^T and E E^T without forming any d x d matrix
+// (softmax at uniform predictions when the model does not saturate).
+double gradient_variance(const ModelSpec& model, const MatrixRD& L, const std::vector<uint32_t>& label,
+                         const std::vector<double>& p, const MatrixRD& U, const MatrixRD& E);
 
 struct TrainSpec {
   std::size_t N = 100, M = 5, d = 100;
