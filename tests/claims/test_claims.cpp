@@ -129,6 +129,19 @@ TEST_F(ClaimsTest, IndexIsConsistentWithTheSweepFiles) {
   EXPECT_EQ(st[0].category, "reproduced");
   EXPECT_EQ(st[1].category, "not reproduced");
   EXPECT_EQ(st[1].text.rfind("not reproduced (substitute measured: slope -0.5", 0), 0u) << st[1].text;
+  // A check that passes but is no evidence (no plausible wrong model fails it) shows nothing: its
+  // item is not checked, with the reason; when it fails, the claim is not reproduced all the same.
+  CheckResult weak = result(1, true);
+  weak.not_evidence = "a tenth of the interference stays above the bound";
+  EXPECT_STREQ(weak.category(), "not evidence");
+  EXPECT_EQ(weak.line().find("PASS  (not evidence) "), 0u) << weak.line();
+  run["s"] = {weak};
+  st = item_statuses(index, run);
+  EXPECT_EQ(st[0].category, "not checked");
+  EXPECT_EQ(st[0].text, "not checked (its checks pass but are no evidence: a tenth of the interference stays above the bound)");
+  weak.passed = false;
+  run["s"] = {weak};
+  EXPECT_EQ(item_statuses(index, run)[0].category, "not reproduced");
   run["s"] = {result(1, true, "quick profile")};
   st = item_statuses(index, run);
   EXPECT_EQ(st[0].text, "reproduced at reduced scale (quick profile)");
@@ -243,6 +256,18 @@ TEST_F(ClaimsTest, SweepFilesComeInThePapersOrder) {
                                              "fig10-curves.toml", "prop1.toml"}));
 }
 
+// Whether a wrong model ran is a result, not a declaration: a table without runs matches one with
+// them, but a different wrong model is a difference.
+TEST(ClaimsCompare, WrongModelOutcomesAreResultsTheModelsAreDeclarations) {
+  const auto table = [](const std::string& checks) {
+    return "| item | claim | quick profile | checks |\n|---|---|---|---|\n| Fig. 1 | a claim | not run | " + checks + " |\n";
+  };
+  const std::string ran = table("fig1 #1 (rejects alpha=4), fig1 #2 (does not reject P=8)");
+  EXPECT_EQ(compare_claims_markdown(ran, table("fig1 #1 (declared, not run: alpha=4), fig1 #2 (declared, not run: P=8)"), {}), "");
+  EXPECT_NE(compare_claims_markdown(ran, table("fig1 #1 (declared, not run: alpha=3), fig1 #2 (declared, not run: P=8)"), {}), "");
+  EXPECT_NE(compare_claims_markdown(ran, table("fig1 #1 (rejects alpha=4)"), {}), "");
+}
+
 TEST(PaperClaims, EveryPaperHasAConsistentIndexAndClaimsTable) {
   const std::string experiments = std::string(SCALINGLAB_SOURCE_DIR) + "/experiments";
   for (const std::string paper : {"cabannes2023", "arnal2024", "jeonvanroy2024", "ldpc2024"}) {
@@ -251,9 +276,7 @@ TEST(PaperClaims, EveryPaperHasAConsistentIndexAndClaimsTable) {
     ASSERT_NO_THROW(index = load_claims(experiments, paper));
     const std::string path = experiments + "/" + paper + "/CLAIMS.md";
     ASSERT_TRUE(fs::exists(path)) << "generate it: scalinglab claims " << paper << " --write " << path;
-    std::vector<std::vector<ItemStatus>> none(2);
-    for (auto& col : none)
-      for (const auto& item : index.items) col.push_back({"not run", "not run"});
+    const std::vector<std::vector<ItemStatus>> none(2, std::vector<ItemStatus>(index.items.size(), {"not run", "not run"}));
     const std::string fresh = claims_markdown(index, {"quick profile", "paper profile"}, none);
     EXPECT_EQ(compare_claims_markdown(read_file(path, 16 << 20, "claims table"), fresh, {}), "");
   }
