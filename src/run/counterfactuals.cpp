@@ -160,6 +160,11 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
       r.deterministic = v.deterministic;
       results.push_back(std::move(r));
     }
+    // A check none of whose rows the wrong model keeps (a --set of the parameter its where selects)
+    // has nothing to judge: said once, not run.
+    std::vector<bool> empty(v.checks.size(), true);
+    for (const auto& p : expand_grid(v.sweeps.front(), builtin_registry()))
+      for (std::size_t j = 0; j < v.checks.size(); ++j) empty[j] = empty[j] && !selects(*v.checks[j], p);
     for (std::size_t k = 0; k < v.sweeps.size(); ++k) {
       const Sweep& sweep = v.sweeps[k];
       RunOptions run;
@@ -188,7 +193,10 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
         SeedVerdict s;
         s.seed = sweep.seed;
         s.error = error;
-        if (error.empty()) {
+        if (empty[j]) {
+          s.error = "the counterfactual leaves the check nothing to judge (no grid point of the wrong model matches "
+                    "its where and x range): a --set of a parameter its where or x selects";
+        } else if (error.empty()) {
           const auto it = std::find_if(ran.checks.begin(), ran.checks.end(),
                                        [&](const CheckResult& x) { return x.index == c->index; });
           if (it == ran.checks.end()) {

@@ -558,3 +558,41 @@ TEST(SweepFile, AHugeAxisIsRefusedBeforeItsValuesAreMade) {
   const ParamSpec n = int_param("N", "10", "size", 1, 1e9);
   EXPECT_EQ(expand_values("linspace(1, 1000, 100000)", n).size(), 1000u);
 }
+
+// The kinds that ask for a margin, and what a check counted as evidence may not combine.
+TEST(SweepFile, MarginKindsAndWhatEvidenceMayNotCombine) {
+  const std::string head = std::string(kHead) + "[grid]\nd = [8, 16]\nscheme = [\"a\", \"b\"]\n[[check]]\nclaim = \"c\"\n";
+  Sweep s = parse(head + "ordered = { x = \"d\", y = \"value\", series = \"scheme\", order = [\"a\", \"b\"], significant = 2 }\n");
+  EXPECT_EQ(s.checks[0].significant, 2);
+  s = parse(head + "within = { x = \"d\", y = \"value\", bound = \"1/N\", sem = 3, rtol = 0.1 }\n");
+  EXPECT_EQ(s.checks[0].kind, "within");
+  EXPECT_EQ(s.checks[0].rtol, 0.1);
+  s = parse(head + "approaches = { x = \"d\", y = \"value\", limit = 1, from = \"above\", shrink = 0.5 }\n");
+  EXPECT_TRUE(s.checks[0].from_above);
+  s = parse(head + "equal_compute = { x = \"curve\", y = \"curve\", series = \"scheme\", order = [\"a\", \"b\"], factor = 0.5, at = \"first\" }\n");
+  EXPECT_EQ(s.checks[0].at_rule, "first");
+  s = parse(head + "equal_compute = { x = \"curve\", y = \"curve\", series = \"scheme\", order = [\"a\", \"b\"], at = 1e9 }\n");
+  EXPECT_EQ(*s.checks[0].at, 1e9);
+  expect_error(head + "ordered = { x = \"d\", y = \"value\", series = \"scheme\", order = [\"a\", \"b\"], sem = 1, significant = 2 }\n",
+               {"exclude each other"});
+  expect_error(head + "within = { x = \"d\", y = \"value\", bound = \"1\" }\n", {"needs sem", "rtol"});
+  expect_error(head + "approaches = { x = \"d\", y = \"value\", limit = 1, from = \"below\", shrink = 1.5 }\n", {"shrink", "(0, 1)"});
+  expect_error(head + "approaches = { x = \"d\", y = \"value\", limit = 1, from = \"up\", shrink = 0.5 }\n", {"from", "below"});
+  expect_error(head + "equal_compute = { x = \"d\", y = \"curve\", series = \"scheme\", order = [\"a\", \"b\"] }\n",
+               {"'d' is not a series metric"});
+  expect_error(head + "equal_compute = { x = \"curve\", y = \"curve\", series = \"scheme\", order = [\"a\", \"b\"], at = \"last\" }\n",
+               {"at:", "common", "first"});
+  // A known failure or a substitute is no evidence: no wrong model to reject; not_evidence says why.
+  const std::string slope = "slope = { x = \"d\", y = \"value\", expect = -1, tol = 0.1 }\n";
+  expect_error(head + "known_failure = \"measured x\"\n" + slope + "counterfactual = { set = \"x=3\", why = \"w\" }\n",
+               {"a known failure is not evidence"});
+  expect_error(head + "substitute = \"another T\"\n" + slope + "counterfactual = { set = \"x=3\", why = \"w\" }\n",
+               {"a substitute is not evidence"});
+  expect_error(head + "not_evidence = \"\"\n" + slope, {"not_evidence", "say why"});
+  expect_error(head + "substitute = \"another T\"\nnot_evidence = \"w\"\n" + slope, {"no evidence already"});
+  s = parse(head + "not_evidence = \"no wrong model fails it\"\n" + slope +
+            "counterfactual = { set = \"x=3\", why = \"w\", below_paper = \"the paper's own setting of Fig. 6\" }\n");
+  EXPECT_EQ(s.checks[0].not_evidence, "no wrong model fails it");
+  EXPECT_EQ(s.checks[0].counterfactual_below_paper, "the paper's own setting of Fig. 6");
+  expect_error(head + slope + "counterfactual = { set = \"x=3\", why = \"w\", below_paper = \"\" }\n", {"below_paper", "say why"});
+}
