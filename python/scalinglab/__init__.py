@@ -317,7 +317,10 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     scalar metric m: m (mean over runs), m_std, m_sem; then count (int64); a list of names keeps
     those. A pandas DataFrame (its attrs hold "out", the results folder, and "tasks_run",
     "tasks_skipped"); a dict of numpy arrays with frame=False or without pandas.
-    checks: list of {"claim", "kind", "passed", "measured", "expected"}.
+    checks: list of {"claim", "kind", "passed", "measured", "expected", "category", "margin",
+    "margin_unit", ...}: margin is how far the verdict is from flipping, > 0 when the check passes by
+    that much, in standard errors ("sem") for means over runs, else "decades", "slope", "abs" or
+    "ratio" (docs/checks.md); "inf"/"-inf" as strings.
     """
     if sweep is None and not fields:
         raise TypeError("run: give a sweep file's path, a sweep dict, or the sweep's keys as keywords "
