@@ -15,7 +15,7 @@ namespace {
 
 using testing::HandTable;
 
-CheckResult run(const Table& table, CheckSpec check, const std::vector<TaskResult>* results = nullptr) {
+CheckResult judge(const Table& table, CheckSpec check, const std::vector<TaskResult>* results = nullptr) {
   Sweep s;
   s.name = "test";
   s.grid.resize(2);
@@ -57,13 +57,13 @@ TEST(CheckMargins, BoundInStandardErrors) {
   c.x = "d";
   c.y = "error";
   c.bound = "0.2";
-  auto r = run(t.table, c);
+  auto r = judge(t.table, c);
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.margin_unit, "sem");
   EXPECT_NEAR(r.margin, 3.0, 1e-9);
   EXPECT_NE(r.line().find("[margin +3 sem]"), std::string::npos) << r.line();
   c.bound = "0.3";  // fails by (0.3 - 0.26) / 0.02 = 2 sem at d = 16
-  r = run(t.table, c);
+  r = judge(t.table, c);
   EXPECT_FALSE(r.passed);
   EXPECT_NEAR(r.margin, -2.0, 1e-9);
 }
@@ -78,7 +78,7 @@ TEST(CheckMargins, SlopeInItsStandardError) {
   c.y = "error";
   c.expect = -1;
   c.tol = 0.15;
-  const auto r = run(t.table, c);
+  const auto r = judge(t.table, c);
   EXPECT_TRUE(r.passed);
   // log y has sd 0.1 at each point (sem = std/2); Sxx = 2 (ln 10)^2, so se = 0.1 sqrt(2) ln 10 / Sxx.
   const double l = std::log(10.0), se = 0.1 * std::sqrt(2.0) * l / (2 * l * l);
@@ -96,15 +96,15 @@ TEST(CheckMargins, AnOrderNeedsItsSignificance) {
   c.y = "error";
   c.series = "scheme";
   c.order = {"q0", "q1"};
-  auto r = run(t.table, c);
+  auto r = judge(t.table, c);
   EXPECT_TRUE(r.passed);  // a plain order: exact comparison
   c.significant = 2;
-  r = run(t.table, c);
+  r = judge(t.table, c);
   EXPECT_TRUE(r.passed) << r.measured;
   EXPECT_NEAR(r.margin, 0.06 / std::hypot(0.02, 0.02) - 2, 1e-9);
   EXPECT_NE(r.expected.find("by more than 2 standard errors"), std::string::npos) << r.expected;
   c.significant = 3;
-  r = run(t.table, c);
+  r = judge(t.table, c);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.measured.find("a difference of 2.121 standard errors"), std::string::npos) << r.measured;
   // A tie of exact values is no order.
@@ -112,10 +112,10 @@ TEST(CheckMargins, AnOrderNeedsItsSignificance) {
   tie.add({{"d", "8"}, {"scheme", "q0"}}, 0.0);
   tie.add({{"d", "8"}, {"scheme", "q1"}}, 0.0);
   c.significant = 2;
-  r = run(tie.table, c);
+  r = judge(tie.table, c);
   EXPECT_FALSE(r.passed);
   c.significant = 0;
-  EXPECT_TRUE(run(tie.table, c).passed);  // ties pass a plain order
+  EXPECT_TRUE(judge(tie.table, c).passed);  // ties pass a plain order
 }
 
 TEST(CheckMargins, ReachesBeforeCountsTheBestRowAfterTheWorst) {
@@ -129,12 +129,12 @@ TEST(CheckMargins, ReachesBeforeCountsTheBestRowAfterTheWorst) {
   c.y = "error";
   c.threshold = 0.05;
   c.before = 16;
-  auto r = run(t.table, c);
+  auto r = judge(t.table, c);
   EXPECT_TRUE(r.passed);
   EXPECT_NEAR(r.margin, 3.0, 1e-9);
   c.before.reset();
   c.after = 16;  // d = 8 stays short of it by (0.5 - 0.05) / 0.1 = 4.5
-  r = run(t.table, c);
+  r = judge(t.table, c);
   EXPECT_TRUE(r.passed);
   EXPECT_NEAR(r.margin, 4.5, 1e-9);
 }
@@ -149,11 +149,11 @@ TEST(CheckKinds, WithinIsTwoSided) {
   c.y = "error";
   c.bound = "1";
   c.sem = 3;  // 0.06 allowed
-  auto r = run(t.table, c);
+  auto r = judge(t.table, c);
   EXPECT_TRUE(r.passed) << r.measured;
   EXPECT_NEAR(r.margin, (0.06 - 0.05) / 0.02, 1e-9);
   c.sem = 2;  // 0.04: d = 8 is out, above; a one-sided bound from below would not see it
-  r = run(t.table, c);
+  r = judge(t.table, c);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.measured.find("1 of 2 points outside; worst at d=8 T=inf: error 1.05 against 1 (+5%, +2.5 standard errors)"),
             std::string::npos) << r.measured;
@@ -161,7 +161,7 @@ TEST(CheckKinds, WithinIsTwoSided) {
   exact.add({{"d", "8"}}, 1.01);
   c.sem = 0;
   c.rtol = 0.02;
-  r = run(exact.table, c);
+  r = judge(exact.table, c);
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.margin_unit, "ratio");
   EXPECT_NEAR(r.margin, 0.01, 1e-9);
@@ -178,11 +178,11 @@ TEST(CheckKinds, ApproachesTendsToItsLimit) {
   c.y = "error";
   c.limit = 1;
   c.shrink = 0.5;
-  auto r = run(t.table, c);
+  auto r = judge(t.table, c);
   EXPECT_TRUE(r.passed) << r.measured;
   EXPECT_NEAR(r.margin, 0.05, 1e-9);  // the last step, 0.85 to 0.9
   c.shrink = 0.2;  // 0.1 / 0.4 = 0.25 > 0.2
-  r = run(t.table, c);
+  r = judge(t.table, c);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.measured.find("only goes from 0.4 to 0.1"), std::string::npos) << r.measured;
   // Below 1 everywhere but levelling off far from it (a slope of 1/2): not approaching.
@@ -190,12 +190,12 @@ TEST(CheckKinds, ApproachesTendsToItsLimit) {
   d = 8;
   for (double y : {0.36, 0.40, 0.43, 0.45}) flat.add({{"d", std::to_string(d)}}, y), d *= 2;
   c.shrink = 0.5;
-  EXPECT_FALSE(run(flat.table, c).passed);
+  EXPECT_FALSE(judge(flat.table, c).passed);
   // Past the limit: the wrong side.
   HandTable over;
   d = 8;
   for (double y : {1.2, 1.1}) over.add({{"d", std::to_string(d)}}, y), d *= 2;
-  r = run(over.table, c);
+  r = judge(over.table, c);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.measured.find(">= the limit"), std::string::npos) << r.measured;
 }
@@ -227,17 +227,17 @@ TEST(CheckKinds, EqualComputeInterpolatesOnTheComputeAxis) {
   c.order = {"8", "16"};
   c.significant = 2;
   // "common": compute 10, the largest both reach: 0.5 against 0.8, exact values, strictly in order.
-  auto r = run(t.table, c, &results);
+  auto r = judge(t.table, c, &results);
   EXPECT_TRUE(r.passed) << r.measured;
   EXPECT_NE(r.measured.find("at curve_flops = 10: d=8 0.5, d=16 0.8"), std::string::npos) << r.measured;
   // At compute 20 the small curve has ended: no comparison there.
   c.at = 20;
-  EXPECT_FALSE(run(t.table, c, &results).judged);
+  EXPECT_FALSE(judge(t.table, c, &results).judged);
   // "first": the budget of d = 16 (40), each curve's best within it: 0.5 for d = 8, 0.1 for d = 16.
   c.at.reset();
   c.at_rule = "first";
   c.order = {"16", "8"};
-  r = run(t.table, c, &results);
+  r = judge(t.table, c, &results);
   EXPECT_TRUE(r.passed) << r.measured;
   EXPECT_NE(r.measured.find("at curve_flops = 40: d=16 0.1, d=8 0.5"), std::string::npos) << r.measured;
   // Interpolated in log-log between recorded points: at compute 20, sqrt of the way from 10 to 40.
@@ -246,11 +246,11 @@ TEST(CheckKinds, EqualComputeInterpolatesOnTheComputeAxis) {
   c.order.push_back("16");
   c.order_group = {0, 1};
   c.significant = 0;
-  r = run(t.table, c, &results);
+  r = judge(t.table, c, &results);
   const double expected = std::exp(std::log(0.8) + 0.5 * (std::log(0.1) - std::log(0.8)));
   EXPECT_NE(r.measured.find("d=16 " + std::to_string(expected).substr(0, 5)), std::string::npos) << r.measured;
   // Without the runs' records it judges nothing.
-  EXPECT_FALSE(run(t.table, c).judged);
+  EXPECT_FALSE(judge(t.table, c).judged);
 }
 
 }  // namespace

@@ -18,7 +18,9 @@ TEST(ErrorBound, TheoremMinimisedInClosedFormMatchesNumericalMinimisation) {
       const MinimisedBound closed = theorem41_minimised(10, 100, n, T), numeric = theorem41_minimised(10, 100, n, T, true);
       EXPECT_NEAR(closed.value, numeric.value, 1e-9 * numeric.value) << n << " " << T;
       // A minimiser is located to about the square root of the precision of the value.
-      if (closed.eps < 1) EXPECT_NEAR(closed.eps / numeric.eps, 1.0, 1e-3) << n << " " << T;
+      if (closed.eps < 1) {
+        EXPECT_NEAR(closed.eps / numeric.eps, 1.0, 1e-3) << n << " " << T;
+      }
       for (double eps : {1e-4, 1e-2, 0.3, 1.0}) EXPECT_LE(closed.value, theorem41(10, 100, n, T, eps).total() * (1 + 1e-12));
     }
 }
