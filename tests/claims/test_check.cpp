@@ -23,22 +23,9 @@ HandTable power_law_table() {
   return t;
 }
 
-Sweep sweep_with(CheckSpec check) {
-  Sweep s;
-  s.name = "test";
-  s.grid.resize(2);
-  s.grid[0].name = "d";
-  s.grid[1].name = "T";
-  check.claim = "claim";
-  s.checks.push_back(std::move(check));
-  return s;
-}
+using testing::sweep_with;
 
-CheckResult run(const Table& table, CheckSpec check) {
-  const auto results = evaluate_checks(sweep_with(std::move(check)), table);
-  EXPECT_EQ(results.size(), 1u);
-  return results.at(0);
-}
+CheckResult run(const Table& table, CheckSpec check) { return testing::judge(table, std::move(check)); }
 
 CheckSpec slope(double expect, double tol) {
   CheckSpec c;

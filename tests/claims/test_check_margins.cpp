@@ -15,18 +15,7 @@ namespace {
 
 using testing::HandTable;
 
-CheckResult judge(const Table& table, CheckSpec check, const std::vector<TaskResult>* results = nullptr) {
-  Sweep s;
-  s.name = "test";
-  s.grid.resize(2);
-  s.grid[0].name = "d";
-  s.grid[1].name = "T";
-  check.claim = "claim";
-  s.checks.push_back(std::move(check));
-  const auto r = evaluate_checks(s, table, results);
-  EXPECT_EQ(r.size(), 1u);
-  return r.at(0);
-}
+using testing::judge;
 
 TEST(Margin, UnitsFollowWhatVaries) {
   EXPECT_EQ(margin_unit({{1, 2, 0.5}}), "sem");

@@ -2,9 +2,11 @@
 // Aggregated tables built by hand for the check and plot tests: parameters d (int), T (count),
 // scheme (choice), P (int, formula allowed); metric "error" with a given mean and std.
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "scalinglab/claims/check.hpp"
 #include "scalinglab/results/aggregate.hpp"
 
 namespace scalinglab::testing {
@@ -39,5 +41,24 @@ class HandTable {
   }
   Table table;
 };
+
+// A sweep over the hand table's d and T that holds `check` alone.
+inline Sweep sweep_with(CheckSpec check) {
+  Sweep s;
+  s.name = "test";
+  s.grid.resize(2);
+  s.grid[0].name = "d";
+  s.grid[1].name = "T";
+  check.claim = "claim";
+  s.checks.push_back(std::move(check));
+  return s;
+}
+
+// The verdict of `check` on `table` (with the runs' records where the check reads curves).
+inline CheckResult judge(const Table& table, CheckSpec check, const std::vector<TaskResult>* results = nullptr) {
+  auto verdicts = evaluate_checks(sweep_with(std::move(check)), table, results);
+  if (verdicts.size() != 1) throw std::logic_error("one check gave " + std::to_string(verdicts.size()) + " verdicts");
+  return std::move(verdicts.front());
+}
 
 }  // namespace scalinglab::testing
