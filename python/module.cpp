@@ -18,7 +18,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/fit/data_table.hpp"
-#include "scalinglab/fit/extrapolation_benchmark.hpp"
+#include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/fit_figure.hpp"
@@ -301,7 +301,7 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
 py::object extrapolate_py(const std::vector<std::string>& files, const std::string& out_dir, const std::string& profile,
                           const std::vector<std::string>& methods, int replications, int bootstrap, int threads,
                           bool resume, bool quiet, const std::string& predictions, const py::dict& external) {
-  fit::BenchmarkOptions o;
+  extrapolate::BenchmarkOptions o;
   o.out_dir = out_dir;
   o.profile = profile;
   o.methods = methods;
@@ -315,7 +315,7 @@ py::object extrapolate_py(const std::vector<std::string>& files, const std::stri
   if (replications < 0 || replications > 100000) throw InputError("replications: 1 to 100000 (0: the files')");
   for (const auto& [key, value] : external) {
     auto fn = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(value));
-    fit::ExternalMethod m;
+    extrapolate::ExternalMethod m;
     m.name = py::str(key);
     m.predict = [fn, name = m.name](const fit::ProtocolTable& t, const std::vector<double>& budgets) {
       py::gil_scoped_acquire gil;
@@ -358,7 +358,7 @@ py::object extrapolate_py(const std::vector<std::string>& files, const std::stri
   json report;
   {
     py::gil_scoped_release nogil;
-    report = fit::run_benchmark(files, o);
+    report = extrapolate::run_benchmark(files, o);
   }
   return to_py(report);
 }

@@ -29,8 +29,10 @@ ALLOWED = {
     **ROOMS,
     # The worlds stand on the spine alone: they neither see each other nor the rooms.
     **{world: SPINE + [world] for world in ("memory", "skills", "teacher", "factor")},
-    # Fitting reads tables and draws its figures; `extrapolate` runs sweeps on a world it is given.
-    "fit": SPINE + ["sweep", "results", "plot", "run", "fit"],
+    # Fitting reads tables and draws its figures; it runs nothing.
+    "fit": SPINE + ["sweep", "results", "plot", "fit"],
+    # The extrapolation protocol and its benchmark run sweeps on a world and fit their tables.
+    "extrapolate": SPINE + ["sweep", "results", "plot", "run", "fit", "extrapolate"],
     # MPI ranks and Slurm arrays serve the runner.
     "cluster": SPINE + ["sweep", "results", "claims", "run", "cluster"],
 }

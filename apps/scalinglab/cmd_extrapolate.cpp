@@ -4,8 +4,8 @@
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
-#include "scalinglab/fit/extrapolate.hpp"
-#include "scalinglab/fit/extrapolation_benchmark.hpp"
+#include "scalinglab/extrapolate/extrapolate.hpp"
+#include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_method.hpp"
 
 namespace scalinglab::cli {
@@ -19,8 +19,8 @@ void add_extrapolate(CLI::App& app, Action& action) {
       "fitting methods over worlds whose files add a [benchmark] table (experiments/extrapolate/, "
       "docs/extrapolation.md): each small-budget design replicated with fresh seeds, every method's predictions at "
       "10-1000x scored against a truth the methods never see; writes a leaderboard (md, csv, json) and figures.");
-  auto o = std::make_shared<fit::ExtrapolateOptions>();
-  auto b = std::make_shared<fit::BenchmarkOptions>();
+  auto o = std::make_shared<extrapolate::ExtrapolateOptions>();
+  auto b = std::make_shared<extrapolate::BenchmarkOptions>();
   auto files = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
   auto benchmark = std::make_shared<bool>(false);
@@ -53,11 +53,11 @@ void add_extrapolate(CLI::App& app, Action& action) {
         if (files->size() != 1) throw InputError("extrapolate: give one protocol file (several need --benchmark)");
         if (!b->methods.empty() || !laws->empty() || b->replications || b->bootstrap >= 0 || !b->predictions.empty())
           throw InputError("extrapolate: --methods, --law, --replications, --bootstrap and --predictions need --benchmark");
-        const auto report = fit::run_extrapolation(files->front(), *o);
-        std::cout << (*json ? report.dump(2) + "\n" : fit::extrapolation_text(report));
+        const auto report = extrapolate::run_extrapolation(files->front(), *o);
+        std::cout << (*json ? report.dump(2) + "\n" : extrapolate::extrapolation_text(report));
         return 0;
       }
-      fit::BenchmarkOptions bo = *b;
+      extrapolate::BenchmarkOptions bo = *b;
       bo.out_dir = o->out_dir;
       bo.profile = o->profile;
       bo.threads = o->threads;
@@ -65,8 +65,8 @@ void add_extrapolate(CLI::App& app, Action& action) {
       bo.quiet = o->quiet;
       if (bo.methods.empty() && !laws->empty()) bo.methods = fit::default_methods();
       for (const auto& l : *laws) bo.methods.push_back("law:" + l);
-      const auto report = fit::run_benchmark(*files, bo);
-      std::cout << (*json ? report.dump(2) + "\n" : fit::leaderboard_markdown(report));
+      const auto report = extrapolate::run_benchmark(*files, bo);
+      std::cout << (*json ? report.dump(2) + "\n" : extrapolate::leaderboard_markdown(report));
       return 0;
     };
   });

@@ -23,7 +23,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-const char* kKnown = "approach2[:trim=F], approach3[:delta=X], kaplan[:delta=X], porian[:trim=F], bnsl, law:EXPR";
+const char* kKnown = "approach1, approach2[:trim=F], approach3[:delta=X], kaplan[:delta=X], porian[:trim=F], bnsl, law:EXPR";
 
 double option_number(const std::string& method, const std::string& key, std::string value) {
   bool percent = !value.empty() && value.back() == '%';
@@ -104,11 +104,60 @@ MethodResult approach2(const MethodSpec& m, const ProtocolTable& t, const std::v
     r.at.push_back(p);
   }
   r.ok = true;
+  r.bootstrap_total = o.bootstrap > 0 ? boot.replicates : 0;
+  r.bootstrap_failed = o.bootstrap > 0 ? boot.failed : 0;
+  if (!r.at.empty() && !std::isfinite(r.at.front().L.value)) {
+    std::size_t negative = 0;
+    for (const auto& s : iso.slices) negative += s.L_opt > 0 ? 0 : 1;
+    r.L_note = negative > 0 ? fmt::format("{} of {} slices' parabola minima are at or below zero (a parabola in the loss, "
+                                          "not its log, on a steep slice), so no loss frontier is fitted",
+                                          negative, iso.slices.size())
+                            : "no loss frontier: " + iso.loss_law.note;
+  }
   return r;
 }
 
 MethodResult law_frontier(const ScalingLaw& law, const MethodSpec& m, const ProtocolTable& t,
                           const std::vector<double>& budgets, const MethodOptions& o);
+
+// Approach 1 with intervals from the case bootstrap of runs (whole curves resampled).
+MethodResult approach1(const ProtocolTable& t, const std::vector<double>& budgets, const MethodOptions& o) {
+  MethodResult r;
+  if (t.curves.size() == 0) {
+    r.note = "Approach 1 needs learning curves; this table has none";
+    return r;
+  }
+  const Envelope e = fit_envelope(t.curves);
+  int runs = 0;
+  for (int id : t.curves.run) runs = std::max(runs, id + 1);
+  std::vector<std::vector<double>> sn(budgets.size()), sl(budgets.size());
+  std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ULL + 101);
+  std::uniform_int_distribution<int> pick(0, std::max(0, runs - 1));
+  for (int b = 0; b < o.bootstrap; ++b) {
+    std::vector<double> w(static_cast<std::size_t>(runs), 0.0);
+    for (int k = 0; k < runs; ++k) w[static_cast<std::size_t>(pick(rng))] += 1;
+    ++r.bootstrap_total;
+    try {
+      const Envelope be = fit_envelope(t.curves, w, 60, false);
+      for (std::size_t k = 0; k < budgets.size(); ++k) sn[k].push_back(be.N_at(budgets[k])), sl[k].push_back(be.L_at(budgets[k]));
+    } catch (const InputError&) {
+      ++r.bootstrap_failed;
+    }
+  }
+  for (std::size_t k = 0; k < budgets.size(); ++k) {
+    FrontierPrediction p;
+    p.C = budgets[k];
+    p.N = interval_of(e.N_at(p.C), sn[k], o.level);
+    p.D = data_from(p.N, p.C);
+    // The loss's interval from the power law (refitting the saturating law per replicate is costly);
+    // the point estimate uses the saturating law when fitted, so its interval is left out then.
+    p.L = e.loss_law.fitted ? Estimate{e.L_at(p.C)} : interval_of(e.L_at(p.C), sl[k], o.level);
+    r.at.push_back(p);
+  }
+  r.ok = std::isfinite(r.at.front().N.value);
+  if (!r.ok) r.note = "Approach 1: the envelope gives no finite N_opt";
+  return r;
+}
 
 MethodResult two_input_law(const std::string& law_name, const MethodSpec& m, const ProtocolTable& t,
                            const std::vector<double>& budgets, const MethodOptions& o) {
@@ -167,12 +216,20 @@ MethodResult law_frontier(const ScalingLaw& law, const MethodSpec& m, const Prot
   if (o.bootstrap > 0) {
     boot = bootstrap_law_fit(f, data, fo, bootstrap_options(o));
   }
+  // A replicate whose refit has no frontier (alpha or beta <= 0 throws in the closed form) is left
+  // out of the intervals and counted; it does not take the prediction with it.
+  std::vector<char> replicate_failed(boot.thetas.size(), 0);
   for (double C : budgets) {
     const Allocation a = frontier_at(law, f.theta, C);
     std::vector<double> sn, sd, sl;
-    for (const auto& th : boot.thetas) {
-      const Allocation b = frontier_at(law, th, C);
-      sn.push_back(b.N), sd.push_back(b.D), sl.push_back(b.L);
+    for (std::size_t b = 0; b < boot.thetas.size(); ++b) {
+      try {
+        const Allocation x = frontier_at(law, boot.thetas[b], C);
+        if (!std::isfinite(x.N)) replicate_failed[b] = 1;
+        sn.push_back(x.N), sd.push_back(x.D), sl.push_back(x.L);
+      } catch (const InputError&) {
+        replicate_failed[b] = 1;
+      }
     }
     FrontierPrediction p;
     p.C = C;
@@ -183,6 +240,8 @@ MethodResult law_frontier(const ScalingLaw& law, const MethodSpec& m, const Prot
   }
   r.ok = std::isfinite(r.at.front().N.value);
   if (!r.ok) r.note = "the fitted law has no interior compute-optimal size at the first budget asked";
+  r.bootstrap_total = static_cast<int>(boot.thetas.size());
+  for (char f : replicate_failed) r.bootstrap_failed += f;
   return r;
 }
 
@@ -341,7 +400,38 @@ MethodResult bnsl(const ProtocolTable& t, const std::vector<double>& budgets, co
   return r;
 }
 
+// N_opt within [1, C/6]: at least one parameter, and at least one token (D = C / (6 N) >= 1). A
+// closed form far from its data can leave it (Kaplan's predicted 4.5e16 parameters at C = 1e8).
+void hold_to_budget(FrontierPrediction& p) {
+  const double lo = 1, hi = p.C / 6;
+  auto hold = [&](double& v) {
+    if (!std::isfinite(v)) return false;
+    if (v < lo) return v = lo, true;
+    if (v > hi) return v = hi, true;
+    return false;
+  };
+  const bool moved = hold(p.N.value);
+  if (moved) {
+    p.bounded = true;
+    p.D.value = p.C / (6 * p.N.value);
+  }
+  if (p.N.has_interval()) {
+    const bool lo_moved = hold(p.N.lo), hi_moved = hold(p.N.hi);
+    if (lo_moved || hi_moved) p.D = {p.D.value, p.C / (6 * p.N.hi), p.C / (6 * p.N.lo)};
+  }
+}
+
 }  // namespace
+
+std::string not_applicable(const MethodSpec& m, std::size_t budgets, bool has_curves) {
+  if (m.kind == "approach1" && !has_curves) return "the world emits no learning curves";
+  if (m.kind == "bnsl" && budgets < 7)
+    return fmt::format("BNSL's 6 parameters need 7 budgets, the design has {}", budgets);
+  if (m.kind == "porian" && budgets < 4)
+    return fmt::format("E + A C^-gamma needs 4 budgets, the design has {}", budgets);
+  if ((m.kind == "approach2") && budgets < 2) return "a regression on log C needs 2 budgets";
+  return "";
+}
 
 MethodSpec parse_method(const std::string& text) {
   MethodSpec m;
@@ -356,7 +446,7 @@ MethodSpec parse_method(const std::string& text) {
   }
   const auto colon = text.find(':');
   m.kind = text.substr(0, colon);
-  if (m.kind != "approach2" && m.kind != "approach3" && m.kind != "kaplan" && m.kind != "porian" && m.kind != "bnsl")
+  if (m.kind != "approach1" && m.kind != "approach2" && m.kind != "approach3" && m.kind != "kaplan" && m.kind != "porian" && m.kind != "bnsl")
     throw InputError("unknown method '" + text + "' (methods: " + kKnown + ")");
   if (colon == std::string::npos) return m;
   std::string rest = text.substr(colon + 1);
@@ -392,7 +482,8 @@ MethodResult apply_method(const MethodSpec& m, const ProtocolTable& t, const std
   const auto t0 = std::chrono::steady_clock::now();
   MethodResult r;
   try {
-    if (m.kind == "approach2") r = approach2(m, t, budgets, o);
+    if (m.kind == "approach1") r = approach1(t, budgets, o);
+    else if (m.kind == "approach2") r = approach2(m, t, budgets, o);
     else if (m.kind == "approach3") r = two_input_law("chinchilla", m, t, budgets, o);
     else if (m.kind == "kaplan") r = two_input_law("kaplan", m, t, budgets, o);
     else if (m.kind == "porian") r = porian(m, t, budgets, o);
@@ -408,6 +499,8 @@ MethodResult apply_method(const MethodSpec& m, const ProtocolTable& t, const std
     r = MethodResult{};
     r.note = e.what();
   }
+  if (r.ok)
+    for (auto& p : r.at) hold_to_budget(p);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

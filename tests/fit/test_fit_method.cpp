@@ -7,11 +7,12 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
-#include "scalinglab/fit/extrapolation_score.hpp"
+#include "scalinglab/extrapolate/extrapolation_score.hpp"
 #include "scalinglab/fit/fit_method.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::fit;
+using namespace scalinglab::extrapolate;
 
 namespace {
 

@@ -37,5 +37,8 @@ plant include/scalinglab/plot/plot.hpp '#include "scalinglab/claims/check.hpp"'
 plant src/claims/check.cpp '#include "scalinglab/run/report.hpp"'
 plant src/memory/memory_error.cpp '#include "scalinglab/sweep/sweep.hpp"'
 plant src/lab/describe.cpp '#include "../sweep/sweep_reader.hpp"'
+plant src/fit/isoflop.cpp '#include "scalinglab/run/runner.hpp"'
+plant include/scalinglab/fit/fit_method.hpp '#include "scalinglab/extrapolate/protocol_world.hpp"'
+plant src/run/report.cpp '#include "scalinglab/extrapolate/extrapolate.hpp"'
 plant src/newroom/thing.cpp '#include "scalinglab/core/error.hpp"'
 echo "check_includes_test: the rule holds on the tree and catches every planted include"

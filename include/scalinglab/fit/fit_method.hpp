@@ -4,6 +4,8 @@
 // frontier (N_opt, D_opt, L_opt) at larger budgets, with percentile intervals where the method has
 // them. The extrapolation benchmark scores them on worlds whose truth is known.
 //
+//   approach1              Hoffmann et al. (2022) Approach 1: the envelope of the runs' training curves
+//                          (envelope.hpp); needs a world that emits learning curves.
 //   approach2[:trim=F]     Hoffmann et al. (2022) Approach 2: IsoFLOP parabolas, log N_opt regressed on
 //                          log C; L_opt from the slices' minima (E + A C^-gamma with 4+ slices, else a
 //                          power law). trim: drop runs above (1 + F) x the slice's lowest loss ("5%").
@@ -24,11 +26,15 @@
 #include <string>
 #include <vector>
 
+#include "scalinglab/fit/envelope.hpp"
+
 namespace scalinglab::fit {
 
-// What a method sees: the small-budget runs only, one row per run.
+// What a method sees: the small-budget runs only, one row per run, and their learning curves when
+// the world emits them (Approach 1 reads those).
 struct ProtocolTable {
   std::vector<double> N, D, C, budget, loss;
+  Curves curves;
   std::size_t size() const { return N.size(); }
 };
 
@@ -42,6 +48,9 @@ struct Estimate {
 struct FrontierPrediction {
   double C = 0;
   Estimate N, D, L;
+  // N_opt (and its interval) held to [1, C/6] (at least one parameter and one token): set when
+  // the method's own value fell outside, which its closed form allows (Kaplan's, far out).
+  bool bounded = false;
 };
 
 struct MethodSpec {
@@ -74,7 +83,16 @@ struct MethodResult {
   std::string note;                    // why there is no prediction (a fit that failed, too few budgets)
   std::vector<FrontierPrediction> at;  // one per budget asked (when ok)
   double seconds = 0;
+  // Bootstrap replicates whose refit gave no frontier (e.g. alpha or beta <= 0): left out of the
+  // intervals and counted; the prediction itself stands.
+  int bootstrap_failed = 0, bootstrap_total = 0;
+  std::string L_note;  // why L_opt is missing while N_opt is given
 };
+
+// Why `method` cannot apply to a design of `budgets` IsoFLOP budgets, known before anything runs
+// (BNSL's 6 parameters need 7 budgets; Porian et al.'s E + A C^-gamma needs 4; Approach 1 needs
+// learning curves); empty when it can.
+std::string not_applicable(const MethodSpec& method, std::size_t budgets, bool has_curves = false);
 
 // Never throws for a fit that fails on this table: the result says why (ok = false).
 MethodResult apply_method(const MethodSpec& method, const ProtocolTable& table, const std::vector<double>& budgets,

@@ -1,8 +1,9 @@
 // The extrapolation protocol: small-budget IsoFLOP sweeps -> fits -> prediction -> target run.
-#include "scalinglab/fit/extrapolate.hpp"
+#include "scalinglab/extrapolate/extrapolate.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -21,16 +22,19 @@
 #include "scalinglab/fit/frontier.hpp"
 #include "scalinglab/fit/isoflop.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
-#include "scalinglab/fit/protocol_world.hpp"
+#include "scalinglab/extrapolate/protocol_world.hpp"
 #include "scalinglab/lab/limits.hpp"
 #include "scalinglab/lab/measure.hpp"
+#include "scalinglab/lab/param.hpp"
 #include "scalinglab/plot/figure_style.hpp"
 #include "scalinglab/plot/panels.hpp"
 #include "scalinglab/results/results_dir.hpp"
 #include "scalinglab/run/runner.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
-namespace scalinglab::fit {
+namespace scalinglab::extrapolate {
+
+using namespace fit;
 
 using namespace protocol;
 
@@ -126,9 +130,16 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   // 1. IsoFLOP sweeps at the small budgets, planned, and checked with the target's runs as a whole
   // (tasks, and the memory of the small runs) before anything runs; the target's runs, whose sizes
   // follow from the fits, are checked against the memory limit by their own sweep before they run.
+  // The size knob rounded first (as the measure will), then D computed for it: 6 N D = C per run.
+  const ParamSpec* size_param = m.param(spec.size);
+  const bool size_int = size_param->type == ParamType::Int || size_param->type == ParamType::Count;
+  auto planned = [&](double s, double C) {
+    if (size_int) s = std::max(1.0, std::round(s));
+    return Planned{s, model.data_for(s, C), C};
+  };
   std::vector<Planned> plan;
   for (double C : spec.budgets)
-    for (double s : spec.sizes) plan.push_back({s, model.data_for(s, C), C});
+    for (double s : spec.sizes) plan.push_back(planned(s, C));
   const Part small_part = plan_part(doc, spec, plan, "small", o, m);
   const double target_points = spec.target_sizes + 2;
   check_limit((static_cast<double>(small_part.kept.size()) + target_points) * static_cast<double>(small_part.sweep.runs),
@@ -159,13 +170,9 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   const auto target_sizes = static_cast<std::int64_t>(spec.target_sizes);  // whole and bounded (check_spec)
   for (std::int64_t k = 0; k < target_sizes; ++k) {
     const double t = target_sizes == 1 ? 0.0 : -1.0 + 2.0 * static_cast<double>(k) / static_cast<double>(target_sizes - 1);
-    const double s = centre * std::pow(spec.target_spread, t);
-    tplan.push_back({s, model.data_for(s, spec.target), spec.target});
+    tplan.push_back(planned(centre * std::pow(spec.target_spread, t), spec.target));
   }
-  for (double N : {n2, a3.N}) {
-    const double s = size_for_n(N);
-    tplan.push_back({s, model.data_for(s, spec.target), spec.target});
-  }
+  for (double N : {n2, a3.N}) tplan.push_back(planned(size_for_n(N), spec.target));
   const Sweeped target = run_part(plan_part(doc, spec, tplan, "target", o, m), spec, model, out + "/target", o);
 
   // 4. Score: the target slice's parabola gives the measured optimum and the loss at each prediction.
@@ -235,4 +242,4 @@ std::string extrapolation_text(const nlohmann::json& j) {
   return s;
 }
 
-}  // namespace scalinglab::fit
+}  // namespace scalinglab::extrapolate

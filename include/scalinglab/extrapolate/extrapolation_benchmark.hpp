@@ -26,14 +26,14 @@
 
 #include "scalinglab/fit/fit_method.hpp"
 
-namespace scalinglab::fit {
+namespace scalinglab::extrapolate {
 
 // A method defined by the caller (a Python callable): the small-budget table of one replication and
 // the target budgets in, one prediction per budget out (ok = false with a note when it cannot).
 // Called from the calling thread, one replication at a time; an exception it throws stops the run.
 struct ExternalMethod {
   std::string name;
-  std::function<MethodResult(const ProtocolTable& table, const std::vector<double>& budgets)> predict;
+  std::function<fit::MethodResult(const fit::ProtocolTable& table, const std::vector<double>& budgets)> predict;
 };
 
 struct BenchmarkOptions {
@@ -57,4 +57,4 @@ nlohmann::json run_benchmark(const std::vector<std::string>& world_files, const 
 // The leaderboard as markdown (also written to OUT/leaderboard.md).
 std::string leaderboard_markdown(const nlohmann::json& report);
 
-}  // namespace scalinglab::fit
+}  // namespace scalinglab::extrapolate

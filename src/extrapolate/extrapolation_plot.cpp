@@ -1,5 +1,5 @@
 // Figures of the extrapolation benchmark; data inline as datablocks so that each script stands alone.
-#include "scalinglab/fit/extrapolation_plot.hpp"
+#include "scalinglab/extrapolate/extrapolation_plot.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,8 @@
 #include "scalinglab/plot/gnuplot.hpp"
 #include "scalinglab/plot/panels.hpp"
 
-namespace scalinglab::fit {
+namespace scalinglab::extrapolate {
+
 
 namespace {
 
@@ -125,37 +126,54 @@ bool coverage_figure(const std::string& dir, const nlohmann::json& report) {
                                  "extrapolation benchmark: coverage", pre, mp);
 }
 
-bool cost_figure(const std::string& dir, const nlohmann::json& report) {
+// Error (or regret) against the compute of the small runs, one knob of the design turned at a time:
+// a row of panels per world, a column per knob (budgets per decade, sizes per budget, runs per
+// point), each line a method through the main design and the designs that change that knob only.
+bool cost_figure(const std::string& dir, const nlohmann::json& report, const std::string& key, const std::string& name,
+                 const std::string& what) {
   const auto& methods = report["methods"];
-  std::string pre, mp = layout(report).head;
+  const std::vector<std::pair<std::string, std::string>> knobs = {
+      {"per_decade", "budgets per decade"}, {"sizes", "sizes per budget"}, {"runs", "runs per point"}};
+  std::string pre;
+  std::size_t worlds = 0;
+  for (const auto& w : report["worlds"]) worlds += w["kind"] == "world" ? 1 : 0;
+  if (worlds == 0) return true;
+  std::string mp = fmt::format("set multiplot layout {},3\nset rmargin 2\nset bmargin 4\n", worlds);
   std::size_t block = 0;
   for (const auto& w : report["worlds"]) {
+    if (w["kind"] != "world") continue;
     const std::string world = w["name"].get<std::string>();
     double hmax = 0;
     for (const auto& t : w["truth"]) hmax = std::max(hmax, t["horizon"].get<double>());
-    std::string plots;
-    for (std::size_t m = 0; m < methods.size(); ++m) {
-      std::map<double, double> pts;
-      for (const auto* r : rows_of(report, world, true))
-        if ((*r)["method"] == methods[m] && (*r)["horizon"].get<double>() == hmax)
-          pts[(*r)["design_cost"].get<double>()] = value((*r)["N_abs_error"]["median"]);
-      std::string rows;
-      for (const auto& [c, e] : pts) rows += fmt::format("{} {}\n", num(c), num(e));
-      if (rows.empty()) rows = "NaN NaN\n";
-      pre += fmt::format("$d{} << EOD\n{}EOD\n", block, rows);
-      plots += fmt::format("{}$d{} using 1:2 with linespoints pt 7 lw 1.5 lc rgb '{}' title {}", plots.empty() ? "" : ", ",
-                           block, palette_colour(m), legend(methods[m].get<std::string>()));
-      ++block;
+    for (std::size_t k = 0; k < knobs.size(); ++k) {
+      std::string plots;
+      for (std::size_t m = 0; m < methods.size(); ++m) {
+        std::map<double, std::pair<double, std::string>> pts;  // cost -> (value, design)
+        for (const auto* r : rows_of(report, world, true))
+          if ((*r)["method"] == methods[m] && (*r)["horizon"].get<double>() == hmax &&
+              ((*r)["knob"] == knobs[k].first || (*r)["knob"] == "main") && (*r)["status"] == "ok")
+            pts[(*r)["design_cost"].get<double>()] = {value(key == "regret" ? (*r)["regret"]["median"] : (*r)["N_abs_error"]["median"]),
+                                                      (*r)["design"].get<std::string>()};
+        std::string rows;
+        for (const auto& [c, e] : pts)
+          if (std::isfinite(e.first) && e.first > 0) rows += fmt::format("{} {}\n", num(c), num(e.first));
+        if (rows.empty()) rows = "NaN NaN\n";
+        pre += fmt::format("$k{} << EOD\n{}EOD\n", block, rows);
+        plots += fmt::format("{}$k{} using 1:2 with linespoints pt 7 lw 1.5 lc rgb '{}' {}", plots.empty() ? "" : ", ", block,
+                             palette_colour(m), k == 0 ? "title " + legend(methods[m].get<std::string>()) : "notitle");
+        ++block;
+      }
+      mp += "set ytics autofreq\nunset logscale\nset autoscale xy\nset logscale xy\n";
+      mp += fmt::format("set xlabel {}\n", legend("FLOPs of one replication's small runs (" + knobs[k].second + " varied)"));
+      mp += (k == 0 ? std::string("set key top right font ',8' samplen 2\n") : std::string("unset key\n")) +
+            fmt::format("set ylabel {}\nset title {}\n", legend(fmt::format("median {} at {:g}x", what, hmax)),
+                        legend(world + ": " + knobs[k].second));
+      mp += "plot " + plots + "\n";
     }
-    mp += "set ytics autofreq\nunset logscale\nset autoscale xy\nset logscale xy\nset xlabel 'compute of one replication of the design (FLOPs)'\n";
-    mp += kKey + fmt::format("set ylabel {}\nset title {}\n", legend(fmt::format("median |N_opt error| at {:g}x", hmax)),
-                      legend(world));
-    mp += "plot " + plots + "\n";
   }
   mp += "unset multiplot\n";
-  const Layout l = layout(report);
-  return write_and_run_multiplot(dir, "design-cost", 1100, 440 * static_cast<int>(l.rows),
-                                 "extrapolation benchmark: error against design cost", pre, mp);
+  return write_and_run_multiplot(dir, name, 1500, 380 * static_cast<int>(worlds),
+                                 "extrapolation benchmark: " + what + " against design cost, one knob at a time", pre, mp);
 }
 
 }  // namespace
@@ -165,7 +183,8 @@ bool plot_benchmark(const std::string& dir, const nlohmann::json& report) {
   bool ok = ratio_figure(dir, report, "N_error", "extrapolation-N", "N_opt");
   ok = ratio_figure(dir, report, "L_error", "extrapolation-L", "L_opt") && ok;
   ok = coverage_figure(dir, report) && ok;
-  return cost_figure(dir, report) && ok;
+  ok = cost_figure(dir, report, "error", "design-cost", "|N_opt error|") && ok;
+  return cost_figure(dir, report, "regret", "design-cost-regret", "regret") && ok;
 }
 
-}  // namespace scalinglab::fit
+}  // namespace scalinglab::extrapolate

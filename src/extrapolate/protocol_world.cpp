@@ -1,5 +1,5 @@
 // Planning and running the IsoFLOP sweeps of the scaling-law protocol on a world.
-#include "scalinglab/fit/protocol_world.hpp"
+#include "scalinglab/extrapolate/protocol_world.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,9 @@
 #include "scalinglab/results/results.hpp"
 #include "scalinglab/run/runner.hpp"
 
-namespace scalinglab::fit::protocol {
+namespace scalinglab::extrapolate::protocol {
+
+using namespace fit;
 
 namespace {
 
@@ -77,8 +79,11 @@ void read_spec(const toml::table& t, Spec& s) {
     else if (key == "target") s.target = number(v, key);
     else if (key == "target_sizes") s.target_sizes = number(v, key);
     else if (key == "target_spread") s.target_spread = number(v, key);
+    else if (key == "curve_loss") s.curve_loss = v.value_or<std::string>("");
+    else if (key == "curve_data") s.curve_data = v.value_or<std::string>("");
+    else if (key == "curve_compute") s.curve_compute = v.value_or<std::string>("");
     else throw InputError("[extrapolate] unknown key '" + key + "' (keys: size, data, N, D, loss, budgets, sizes, target, "
-                          "target_sizes, target_spread)");
+                          "target_sizes, target_spread, curve_loss, curve_data, curve_compute)");
   }
 }
 
@@ -162,6 +167,32 @@ Part plan_part(const toml::table& doc, const Spec& spec, std::vector<Planned> pl
   return part;
 }
 
+// Each run's learning curve: its checkpoints' compute (from the data knob's series, or the compute
+// series itself) and loss, in run order; a checkpoint without a finite, positive loss is left out.
+fit::Curves curves_of(const std::vector<TaskResult>& records, const Spec& spec, const Model& model) {
+  fit::Curves c;
+  int id = 0;
+  for (const auto& r : records) {
+    const std::vector<double>* loss = nullptr;
+    const std::vector<double>* x = nullptr;
+    const std::string& xname = spec.curve_compute.empty() ? spec.curve_data : spec.curve_compute;
+    for (const auto& [name, values] : r.record.series) {
+      if (name == spec.curve_loss) loss = &values;
+      if (name == xname) x = &values;
+    }
+    const auto size = r.params.find(spec.size);
+    if (!loss || !x || loss->size() != x->size() || size == r.params.end() || !size->is_number()) continue;
+    const double s = size->get<double>(), N = model.N(s);
+    for (std::size_t i = 0; i < loss->size(); ++i) {
+      const double C = spec.curve_compute.empty() ? 6 * N * model.D(s, (*x)[i]) : (*x)[i];
+      if (!(C > 0) || !std::isfinite(C) || !((*loss)[i] > 0) || !std::isfinite((*loss)[i])) continue;
+      c.N.push_back(N), c.C.push_back(C), c.loss.push_back((*loss)[i]), c.run.push_back(id);
+    }
+    ++id;
+  }
+  return c;
+}
+
 Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const std::string& dir,
                  const PartOptions& o) {
   RunOptions ro;
@@ -172,7 +203,8 @@ Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const s
   run_sweep(part.sweep, ro);
   // The runs aggregated from results.jsonl rather than read back from summary.csv, whose header may
   // name a column twice (factor.train has a parameter and a metric called epochs).
-  const Table t = aggregate(expand_grid(part.sweep, builtin_registry()), read_results(dir + "/results.jsonl"));
+  const std::vector<TaskResult> records = read_results(dir + "/results.jsonl");
+  const Table t = aggregate(expand_grid(part.sweep, builtin_registry()), records);
   Sweeped out;
   std::vector<double> data;
   const std::size_t li = t.metric_index(spec.loss);
@@ -198,6 +230,7 @@ Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const s
     }
     out.budget.push_back(budget);
   }
+  if (spec.has_curves()) out.curves = curves_of(records, spec, model);
   return out;
 }
 
@@ -233,4 +266,4 @@ std::map<std::string, double> fixed_numbers(const toml::table& doc) {
   return out;
 }
 
-}  // namespace scalinglab::fit::protocol
+}  // namespace scalinglab::extrapolate::protocol

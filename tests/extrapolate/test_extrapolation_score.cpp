@@ -4,9 +4,10 @@
 #include <cmath>
 #include <random>
 
-#include "scalinglab/fit/extrapolation_score.hpp"
+#include "scalinglab/extrapolate/extrapolation_score.hpp"
 
 using namespace scalinglab::fit;
+using namespace scalinglab::extrapolate;
 
 TEST(ExtrapolationScore, CoverageCountsOnlyEstimatesWithAnInterval) {
   std::vector<Estimate> e = {{1.0, 0.5, 1.5}, {2.0, 1.5, 2.5}, {1.1, 0.9, 1.2}, {1.0, 1.0, 1.0}, {3.0}};

@@ -1,10 +1,13 @@
 // Scores of predictions over replications of the protocol.
-#include "scalinglab/fit/extrapolation_score.hpp"
+#include "scalinglab/extrapolate/extrapolation_score.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace scalinglab::fit {
+namespace scalinglab::extrapolate {
+
+using fit::Estimate;
+
 
 namespace {
 double quantile(const std::vector<double>& sorted, double q) {  // linear interpolation between order statistics
@@ -57,4 +60,4 @@ double median_width_ratio(const std::vector<Estimate>& estimates) {
   return spread(w).median;
 }
 
-}  // namespace scalinglab::fit
+}  // namespace scalinglab::extrapolate

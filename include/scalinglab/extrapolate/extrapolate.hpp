@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace scalinglab::fit {
+namespace scalinglab::extrapolate {
 
 struct ExtrapolateOptions {
   std::string out_dir;  // default results/<file stem>
@@ -37,4 +37,4 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
 // The report as text.
 std::string extrapolation_text(const nlohmann::json& report);
 
-}  // namespace scalinglab::fit
+}  // namespace scalinglab::extrapolate

@@ -7,7 +7,7 @@
 
 #include "scalinglab/fit/fit_method.hpp"
 
-namespace scalinglab::fit {
+namespace scalinglab::extrapolate {
 
 // How often intervals contain the truth: `covered` of `total` replications that gave an interval.
 struct Coverage {
@@ -16,7 +16,7 @@ struct Coverage {
   double lo = fraction, hi = fraction;  // Wilson score interval at 95% on the fraction
 };
 // An estimate without an interval is left out of the count.
-Coverage coverage(const std::vector<Estimate>& estimates, double truth);
+Coverage coverage(const std::vector<fit::Estimate>& estimates, double truth);
 
 // Median and quartiles of a sample (NaN entries left out).
 struct Spread {
@@ -26,8 +26,8 @@ struct Spread {
 Spread spread(std::vector<double> sample);
 
 // Relative error of each estimate (value / truth - 1).
-std::vector<double> relative_errors(const std::vector<Estimate>& estimates, double truth);
+std::vector<double> relative_errors(const std::vector<fit::Estimate>& estimates, double truth);
 // Median ratio hi / lo of the intervals given (NaN without any).
-double median_width_ratio(const std::vector<Estimate>& estimates);
+double median_width_ratio(const std::vector<fit::Estimate>& estimates);
 
-}  // namespace scalinglab::fit
+}  // namespace scalinglab::extrapolate

@@ -10,10 +10,11 @@
 #include <toml++/toml.h>
 
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/fit/envelope.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/sweep/sweep.hpp"
 
-namespace scalinglab::fit::protocol {
+namespace scalinglab::extrapolate::protocol {
 
 struct Spec {
   std::string size, data, N, D, loss;
@@ -22,6 +23,10 @@ struct Spec {
   // Read as a number and checked whole before it is used: a cast to int wrapped 3e9 round to no run.
   double target_sizes = 9;
   double target_spread = 4;
+  // Learning curves (Approach 1): the series of the loss, and the series giving either the data
+  // knob's value or the compute spent at each of its points (empty: the world emits none).
+  std::string curve_loss, curve_data, curve_compute;
+  bool has_curves() const { return !curve_loss.empty(); }
 };
 
 // A number, a list of numbers or a "logspace(a, b, n)" / "linspace(a, b, n)" string (the n checked
@@ -63,6 +68,7 @@ struct Sweeped {
   std::vector<double> N, D, C, loss, size;
   std::vector<double> sem;     // the loss's standard error over the point's runs (0 with one run)
   std::vector<double> budget;  // the budget each run was planned for (rounding moves its own C)
+  fit::Curves curves;          // every run's learning curve (Spec::curve_loss), one id per run
 };
 
 // One sweep of the protocol, planned: the knobs rounded as the measure will, duplicates and points
@@ -83,4 +89,4 @@ Part plan_part(const toml::table& doc, const Spec& spec, std::vector<Planned> pl
                const PartOptions& o, const Measure& m);
 Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const std::string& dir, const PartOptions& o);
 
-}  // namespace scalinglab::fit::protocol
+}  // namespace scalinglab::extrapolate::protocol

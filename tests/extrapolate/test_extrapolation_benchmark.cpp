@@ -10,10 +10,11 @@
 #include "../support/cli_process.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
-#include "scalinglab/fit/extrapolation_benchmark.hpp"
+#include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::fit;
+using namespace scalinglab::extrapolate;
 using scalinglab::testing::ScratchDirTest;
 
 namespace {
