@@ -13,5 +13,5 @@ fi
 # (batches of 8 sources compiled as one) takes ~40% less time from scratch; SCALINGLAB_UNITY=0
 # builds file by file (quicker rebuilds after editing one file).
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
-  -DCMAKE_UNITY_BUILD="$([[ "${SCALINGLAB_UNITY:-1}" == 0 ]] && echo OFF || echo ON)" -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 >/dev/null
+  -DCMAKE_UNITY_BUILD="$([[ "${SCALINGLAB_UNITY:-1}" == 0 ]] && echo OFF || echo ON)" -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 -DSCALINGLAB_FUZZ=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -230,6 +230,18 @@ std::vector<ExternalRow> read_external(const std::string& path) {
   return out;
 }
 
+// The predictions made elsewhere for this world, on its truths' budgets.
+void add_external(WorldRun& run, const std::vector<ExternalRow>& external) {
+  for (auto e : external)
+    if (e.world == run.name) {
+      for (const auto& t : run.truth)
+        if (std::fabs(e.s.horizon / t.horizon - 1) < 1e-9) e.s.C = t.C;
+      if (e.s.C > 0 && std::isfinite(e.s.p.N.value))
+        e.s.p.D = {e.s.C / (6 * e.s.p.N.value), e.s.C / (6 * e.s.p.N.hi), e.s.C / (6 * e.s.p.N.lo)};
+      run.scored.push_back(e.s);
+    }
+}
+
 }  // namespace
 
 nlohmann::json run_benchmark(const std::vector<std::string>& files, const BenchmarkOptions& o) {
@@ -301,10 +313,12 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
       progress(o, fmt::format("[{}] held-out table {}", h.name, h.table));
       run = held_out_run(h);
       fit_methods(run, methods, o.external, o.bootstrap >= 0 ? o.bootstrap : static_cast<int>(h.bootstrap), false, o);
+      add_external(run, external);
     } else {
       const World& w = worlds[wi++];
       run = run_world(w, out, o);
       fit_methods(run, methods, o.external, static_cast<int>(w.bench.bootstrap), w.spec.has_curves(), o);
+      add_external(run, external);
       // Every prediction scored: sizes added to each truth to reach the predictions outside it.
       for (std::size_t h = 0; h < run.truth.size(); ++h) {
         std::vector<double> predicted;
@@ -313,14 +327,6 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
         run.reach_points += reach_predictions(run.truth[h], w, h, predicted, out, po, [&](const std::string& s) { progress(o, s); });
       }
     }
-    for (auto e : external)
-      if (e.world == run.name) {
-        for (const auto& t : run.truth)
-          if (std::fabs(e.s.horizon / t.horizon - 1) < 1e-9) e.s.C = t.C;
-        if (e.s.C > 0 && std::isfinite(e.s.p.N.value))
-          e.s.p.D = {e.s.C / (6 * e.s.p.N.value), e.s.C / (6 * e.s.p.N.hi), e.s.C / (6 * e.s.p.N.lo)};
-        run.scored.push_back(e.s);
-      }
     score_regret(run);
     report["worlds"].push_back(world_json(run));
     for (auto& row : leaderboard_rows(run, method_names)) report["rows"].push_back(row);

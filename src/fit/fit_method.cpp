@@ -474,7 +474,7 @@ MethodSpec parse_method(const std::string& text) {
 }
 
 std::vector<std::string> default_methods() {
-  return {"approach2", "approach2:trim=5%", "approach3:delta=1e-3", "approach3:delta=inf", "porian", "kaplan", "bnsl"};
+  return {"approach1", "approach2", "approach2:trim=5%", "approach3:delta=1e-3", "approach3:delta=inf", "porian", "kaplan", "bnsl"};
 }
 
 MethodResult apply_method(const MethodSpec& m, const ProtocolTable& t, const std::vector<double>& budgets,

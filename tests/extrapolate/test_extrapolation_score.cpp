@@ -62,3 +62,24 @@ TEST(ExtrapolationScore, SpreadAndWidth) {
   EXPECT_DOUBLE_EQ(r[1], -0.5);
   EXPECT_DOUBLE_EQ(median_width_ratio({{1, 1, 2}, {1, 1, 4}, {1, 2, 16}, {1}}), 4.0);
 }
+
+TEST(ExtrapolationScore, CoverageOfAKnownLevelLandsInItsWilsonIntervalAtR200) {
+  // 200 replications whose intervals cover at a known 90% (x ~ N(0, 1), x -/+ 1.6449): the Wilson
+  // interval of the measured coverage holds 0.90, and rules out 0.95 and 0.80 (the resolution a
+  // coverage claim needs; at R = 20, 20/20 has the interval [0.84, 1]). Five independent sets.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> z;
+  int held = 0;
+  for (int set = 0; set < 5; ++set) {
+    std::vector<Estimate> e;
+    for (int i = 0; i < 200; ++i) {
+      const double x = z(rng);
+      e.push_back({x, x - 1.6448536269514722, x + 1.6448536269514722});
+    }
+    const Coverage c = coverage(e, 0.0);
+    EXPECT_EQ(c.total, 200);
+    held += c.lo <= 0.90 && 0.90 <= c.hi ? 1 : 0;
+    EXPECT_LT(c.hi - c.lo, 0.1) << "the interval must be able to tell 85% from 95%";
+  }
+  EXPECT_GE(held, 4);  // a 95% interval misses the truth in 1 of 20 sets; 2 of 5 would be 1 in 50
+}
