@@ -34,9 +34,12 @@ void add_extrapolate(CLI::App& app, Action& action) {
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_flag("--json", *json, "print the report as JSON");
   cmd->add_flag("--benchmark", *benchmark, "run the benchmark of fitting methods on the world files");
+  std::string defaults;
+  for (const auto& m : fit::default_methods()) defaults += (defaults.empty() ? "" : " ") + m;
   cmd->add_option("--methods", b->methods,
-                  "--benchmark: methods to score (default: approach2 approach2:trim=5% approach3:delta=1e-3 "
-                  "approach3:delta=inf porian kaplan bnsl); each KIND[:KEY=VALUE], or law:EXPR");
+                  "--benchmark: methods to score (default: " + defaults + "); each KIND[:KEY=VALUE], or law:EXPR");
+  cmd->add_flag("--plan", b->plan_only,
+                "--benchmark: print what the files would run (runs, FLOPs, fits) and exit without running");
   cmd->add_option("--law", *laws, "--benchmark: a law of N, D (and C) to score as a method, e.g. 'E + A/N^a + B/D^b' "
                                   "(repeatable)");
   cmd->add_option("--replications", b->replications, "--benchmark: replications of every design (default: the files')")
@@ -51,8 +54,9 @@ void add_extrapolate(CLI::App& app, Action& action) {
     action = [o, b, files, json, benchmark, laws] {
       if (!*benchmark) {
         if (files->size() != 1) throw InputError("extrapolate: give one protocol file (several need --benchmark)");
-        if (!b->methods.empty() || !laws->empty() || b->replications || b->bootstrap >= 0 || !b->predictions.empty())
-          throw InputError("extrapolate: --methods, --law, --replications, --bootstrap and --predictions need --benchmark");
+        if (!b->methods.empty() || !laws->empty() || b->replications || b->bootstrap >= 0 || !b->predictions.empty() ||
+            b->plan_only)
+          throw InputError("extrapolate: --methods, --law, --replications, --bootstrap, --predictions and --plan need --benchmark");
         const auto report = extrapolate::run_extrapolation(files->front(), *o);
         std::cout << (*json ? report.dump(2) + "\n" : extrapolate::extrapolation_text(report));
         return 0;
@@ -66,6 +70,10 @@ void add_extrapolate(CLI::App& app, Action& action) {
       if (bo.methods.empty() && !laws->empty()) bo.methods = fit::default_methods();
       for (const auto& l : *laws) bo.methods.push_back("law:" + l);
       const auto report = extrapolate::run_benchmark(*files, bo);
+      if (bo.plan_only) {
+        std::cout << (*json ? report.dump(2) + "\n" : report["plan_text"].get<std::string>());
+        return 0;
+      }
       std::cout << (*json ? report.dump(2) + "\n" : extrapolate::leaderboard_markdown(report));
       return 0;
     };

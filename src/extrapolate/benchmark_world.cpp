@@ -10,6 +10,7 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/fit/fit_method.hpp"
 #include "scalinglab/lab/limits.hpp"
 #include "scalinglab/lab/param.hpp"
 #include "scalinglab/results/results_dir.hpp"
@@ -70,9 +71,20 @@ void read_bench(const toml::table& t, const std::string& where, BenchSpec& b) {
       else if (key == "truth_precision") b.truth_precision = number(v, key);
       else if (key == "truth_max_runs") b.truth_max_runs = number(v, key);
       else if (key == "refine") b.refine = number(v, key);
+      else if (key == "design_methods") {
+        b.design_methods.clear();
+        const auto* a = v.as_array();
+        if (!a) throw InputError("design_methods: give a list of method names, e.g. [\"approach2\", \"approach3\"]");
+        for (const auto& e : *a) {
+          const auto name = e.value<std::string>();
+          if (!name) throw InputError("design_methods: each entry is a method's name");
+          parse_method(*name);  // an unknown method is refused now
+          b.design_methods.push_back(*name);
+        }
+      }
       else
         throw InputError("unknown key '" + key + "' (budgets, sizes, shift, horizons, replications, designs, main, "
-                         "truth_sizes, truth_spread, truth_runs, truth_max_runs, truth_precision, refine, bootstrap)");
+                         "truth_sizes, truth_spread, truth_runs, truth_max_runs, truth_precision, refine, bootstrap, design_methods)");
     } catch (const InputError& e) {
       const std::string what = e.what();
       throw InputError(what.rfind(where, 0) == 0 ? what : where + what);

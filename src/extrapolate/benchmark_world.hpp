@@ -34,6 +34,9 @@ struct BenchSpec {
   double refine = 1;  // finer slices around the truth's minimum (a V-shaped optimum needs them)
   std::vector<Design> designs;
   std::string main;  // the design of the leaderboard (default: the first)
+  // The methods run on the designs other than the main one (empty: every method), so that the
+  // design-cost comparison does not multiply the cost of the whole leaderboard.
+  std::vector<std::string> design_methods;
 };
 
 struct World {

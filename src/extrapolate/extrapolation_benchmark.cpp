@@ -117,7 +117,13 @@ WorldRun run_world(const World& w, const std::string& out, const BenchmarkOption
 // Every method on every replication of every design, in parallel across fits (one thread each); a
 // method that cannot apply to a design is recorded as such and not run.
 void fit_methods(WorldRun& run, const std::vector<MethodSpec>& methods, const std::vector<ExternalMethod>& external,
-                 int bootstrap, bool has_curves, const BenchmarkOptions& o) {
+                 int bootstrap, bool has_curves, const std::vector<std::string>& design_methods,
+                 const BenchmarkOptions& o) {
+  // A method left out of the other designs (design_methods) is simply not scored there.
+  auto runs_on = [&](std::size_t j, const MethodSpec& m) {
+    return run.designs[j].main || design_methods.empty() ||
+           std::find(design_methods.begin(), design_methods.end(), m.name) != design_methods.end();
+  };
   std::vector<double> targets;
   for (const auto& t : run.truth) targets.push_back(t.C);
   struct Job {
@@ -130,6 +136,7 @@ void fit_methods(WorldRun& run, const std::vector<MethodSpec>& methods, const st
   for (std::size_t j = 0; j < run.designs.size(); ++j)
     for (std::size_t m = 0; m < methods.size(); ++m) {
       why[j * methods.size() + m] = not_applicable(methods[m], run.designs[j].budgets.size(), has_curves);
+      if (!runs_on(j, methods[m])) continue;
       for (std::size_t r = 0; r < run.tables[j].size(); ++r)
         if (why[j * methods.size() + m].empty()) jobs.push_back({j, r, m});
     }
@@ -179,7 +186,7 @@ void fit_methods(WorldRun& run, const std::vector<MethodSpec>& methods, const st
     }
   for (std::size_t j = 0; j < run.designs.size(); ++j)
     for (std::size_t m = 0; m < methods.size(); ++m)
-      if (!why[j * methods.size() + m].empty())
+      if (!why[j * methods.size() + m].empty() && runs_on(j, methods[m]))
         for (std::size_t r = 0; r < run.tables[j].size(); ++r)
           for (const auto& t : run.truth) {
             Scored s;
@@ -268,21 +275,45 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
   }
   std::vector<ExternalRow> external;
   if (!o.predictions.empty()) external = read_external(o.predictions);
-  // The plan, before anything runs: runs per world (the truth's at most: its slices may be extended).
+  // The plan, before anything runs: runs and FLOPs per world (the truth's at its first slice; it
+  // may be extended, refined and given more runs, up to the bound printed), and the fits.
+  nlohmann::json plan = nlohmann::json::array();
+  std::string plan_text;
   for (const auto& w : worlds) {
-    double small = 0, flops = 0;
+    double small = 0, flops = 0, fits = 0;
+    const double n_methods = static_cast<double>(methods.size() + o.external.size());
     for (const auto& d : w.bench.designs) {
       small += static_cast<double>(d.budgets.size()) * d.sizes * d.runs * w.replications;
       for (double C : d.budgets) flops += C * d.sizes * d.runs * w.replications;
+      const bool main = d.name == w.bench.main;
+      fits += w.replications * (main || w.bench.design_methods.empty() ? n_methods
+                                                                        : static_cast<double>(w.bench.design_methods.size()));
     }
     double truth_flops = 0;
     for (double h : w.bench.horizons) truth_flops += w.bench.budgets[1] * h * w.bench.truth_sizes * w.bench.truth_runs;
-    progress(o, fmt::format("plan [{}]: {:.0f} small runs ({} designs x {} replications, {:.3g} FLOPs), {:.0f} truth runs "
-                            "({:.3g} FLOPs; more if slices are extended, refined or made precise), {} methods",
-                            w.name, small, w.bench.designs.size(), w.replications, flops,
-                            w.bench.horizons.size() * w.bench.truth_sizes * w.bench.truth_runs, truth_flops,
-                            methods.size() + o.external.size()));
+    const double truth_runs = static_cast<double>(w.bench.horizons.size()) * w.bench.truth_sizes * w.bench.truth_runs;
+    const double truth_bound = static_cast<double>(w.bench.horizons.size()) *
+                               (w.bench.truth_sizes * w.bench.truth_runs * (1 + kMaxExtensions + w.bench.refine) +
+                                w.bench.truth_sizes * (w.bench.truth_max_runs - w.bench.truth_runs) +
+                                2 * kMaxReach * w.bench.truth_runs);
+    const std::string line = fmt::format(
+        "plan [{}]: {:.0f} small runs ({} designs x {} replications, {:.3g} FLOPs), {:.0f} truth runs ({:.3g} FLOPs; "
+        "at most {:.0f} runs if slices are extended, refined, made precise and reached out), {:.0f} fits",
+        w.name, small, w.bench.designs.size(), w.replications, flops, truth_runs, truth_flops, truth_bound, fits);
+    progress(o, line);
+    plan_text += line + "\n";
+    plan.push_back({{"world", w.name}, {"small_runs", small}, {"small_flops", flops}, {"truth_runs", truth_runs},
+                    {"truth_flops", truth_flops}, {"truth_runs_at_most", truth_bound}, {"fits", fits},
+                    {"replications", w.replications}});
   }
+  for (const auto& h : held) {
+    const std::string line = fmt::format("plan [{}]: the held-out table {}, its {:g} largest budgets the truth, {} fits",
+                                         h.name, h.table, h.held, methods.size() + o.external.size());
+    progress(o, line);
+    plan_text += line + "\n";
+    plan.push_back({{"world", h.name}, {"table", h.table}, {"held", h.held}});
+  }
+  if (o.plan_only) return {{"plan", plan}, {"plan_text", plan_text}};
   const std::string out = o.out_dir.empty() ? "results/extrapolation-benchmark" : o.out_dir;
   std::filesystem::create_directories(out);
   const auto t_start = std::chrono::steady_clock::now();
@@ -312,12 +343,13 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
       const HeldOut& h = held[hi++];
       progress(o, fmt::format("[{}] held-out table {}", h.name, h.table));
       run = held_out_run(h);
-      fit_methods(run, methods, o.external, o.bootstrap >= 0 ? o.bootstrap : static_cast<int>(h.bootstrap), false, o);
+      fit_methods(run, methods, o.external, o.bootstrap >= 0 ? o.bootstrap : static_cast<int>(h.bootstrap), false, {}, o);
       add_external(run, external);
     } else {
       const World& w = worlds[wi++];
       run = run_world(w, out, o);
-      fit_methods(run, methods, o.external, static_cast<int>(w.bench.bootstrap), w.spec.has_curves(), o);
+      fit_methods(run, methods, o.external, static_cast<int>(w.bench.bootstrap), w.spec.has_curves(),
+                  w.bench.design_methods, o);
       add_external(run, external);
       // Every prediction scored: sizes added to each truth to reach the predictions outside it.
       for (std::size_t h = 0; h < run.truth.size(); ++h) {

@@ -499,8 +499,15 @@ MethodResult apply_method(const MethodSpec& m, const ProtocolTable& t, const std
     r = MethodResult{};
     r.note = e.what();
   }
-  if (r.ok)
+  if (r.ok) {
     for (auto& p : r.at) hold_to_budget(p);
+    if (r.L_note.empty() && !r.at.empty() && !std::isfinite(r.at.front().L.value) && m.kind != "bnsl")
+      r.L_note = "no loss frontier: a slice's parabola minimum is at or below zero, or its law did not fit";
+  }
+  if (!r.ok && m.trim > 0 && r.note.find("usable slice") != std::string::npos)
+    r.note = fmt::format("trim={:g}% leaves fewer than 3 sizes within {:g}% of the lowest loss in too many slices: the "
+                         "design's sizes are too far apart for this trim ({})",
+                         100 * m.trim, 100 * m.trim, r.note);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

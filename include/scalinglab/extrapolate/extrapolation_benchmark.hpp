@@ -47,6 +47,7 @@ struct BenchmarkOptions {
   int threads = 0;
   bool resume = false;
   bool quiet = false;
+  bool plan_only = false;  // check everything, return the plan ("plan", "plan_text"), run nothing
 };
 
 // Runs the benchmark on every world file; writes OUT/leaderboard.{md,csv,json}, OUT/tables.csv
