@@ -145,9 +145,18 @@ bool cost_figure(const std::string& dir, const nlohmann::json& report, const std
     const std::string world = w["name"].get<std::string>();
     double hmax = 0;
     for (const auto& t : w["truth"]) hmax = std::max(hmax, t["horizon"].get<double>());
+    // The methods with a point in this world: only they are drawn (and named in the key).
+    std::vector<std::size_t> present;
+    for (std::size_t m = 0; m < methods.size(); ++m)
+      for (const auto* r : rows_of(report, world, true))
+        if ((*r)["method"] == methods[m] && (*r)["horizon"].get<double>() == hmax && (*r)["status"] == "ok" &&
+            std::isfinite(value(key == "regret" ? (*r)["regret"]["median"] : (*r)["N_abs_error"]["median"]))) {
+          present.push_back(m);
+          break;
+        }
     for (std::size_t k = 0; k < knobs.size(); ++k) {
       std::string plots;
-      for (std::size_t m = 0; m < methods.size(); ++m) {
+      for (std::size_t m : present) {
         std::map<double, std::pair<double, std::string>> pts;  // cost -> (value, design)
         for (const auto* r : rows_of(report, world, true))
           if ((*r)["method"] == methods[m] && (*r)["horizon"].get<double>() == hmax &&
@@ -164,11 +173,11 @@ bool cost_figure(const std::string& dir, const nlohmann::json& report, const std
         ++block;
       }
       mp += "set ytics autofreq\nunset logscale\nset autoscale xy\nset logscale xy\n";
-      mp += fmt::format("set xlabel {}\n", legend("FLOPs of one replication's small runs (" + knobs[k].second + " varied)"));
+      mp += fmt::format("set xlabel {}\n", legend("FLOPs of one replication's small runs"));
       mp += (k == 0 ? std::string("set key top right font ',8' samplen 2\n") : std::string("unset key\n")) +
             fmt::format("set ylabel {}\nset title {}\n", legend(fmt::format("median {} at {:g}x", what, hmax)),
                         legend(world + ": " + knobs[k].second));
-      mp += "plot " + plots + "\n";
+      mp += "plot " + (plots.empty() ? std::string("NaN notitle") : plots) + "\n";
     }
   }
   mp += "unset multiplot\n";

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 
 namespace scalinglab::extrapolate {
@@ -214,8 +215,20 @@ std::size_t reach_predictions(Truth& t, const World& w, std::size_t h, const std
                        t.horizon, Ns.size()));
   const std::size_t before = t.points.size();
   const std::uint64_t seed = w.seed + 9000000 + 1000 * static_cast<std::uint64_t>(h) + 900;
-  merge(t.points, run_slice(w, Ns, t.C, seed, w.bench.truth_runs, fmt::format("{}/{}/truth-{:g}x-reach", out, w.name, t.horizon), po),
-        w.bench.truth_runs);
+  // A size the machine cannot run (a run over the memory or work limit, refused before it starts)
+  // is left out, the farthest from the slice first; its predictions stay unscored and counted.
+  const double centre = std::log(t.N);
+  std::sort(Ns.begin(), Ns.end(), [&](double a, double b) { return std::fabs(std::log(a) - centre) < std::fabs(std::log(b) - centre); });
+  while (!Ns.empty()) {
+    try {
+      merge(t.points, run_slice(w, Ns, t.C, seed, w.bench.truth_runs, fmt::format("{}/{}/truth-{:g}x-reach", out, w.name, t.horizon), po),
+            w.bench.truth_runs);
+      break;
+    } catch (const InputError& e) {
+      progress(fmt::format("[{}] truth at {:g}x: N = {:.4g} left out of the reach ({})", w.name, t.horizon, Ns.back(), e.what()));
+      Ns.pop_back();
+    }
+  }
   return t.points.size() - before;
 }
 
