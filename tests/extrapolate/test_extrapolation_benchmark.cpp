@@ -8,6 +8,7 @@
 #include <map>
 
 #include "../support/cli_process.hpp"
+#include "../support/teacher_bound_world.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
@@ -21,18 +22,7 @@ namespace {
 
 // The bound of Jeon & Van Roy's Corollary 4.2 (deterministic, microseconds per point).
 std::string bound_world(const std::string& truth) {
-  return R"(measure = "teacher.bound"
-seed = 1
-[params]
-d = 10
-K = 100
-[extrapolate]
-size = "n"
-data = "T"
-N = "n*d"
-D = "T/6"
-loss = "corollary"
-[benchmark]
+  return std::string(scalinglab::testing::kTeacherBoundHead) + R"([benchmark]
 budgets = [1e8, 1e10]
 sizes = [30, 30000]
 shift = 0.5
@@ -104,10 +94,7 @@ TEST_F(ExtrapolationBenchmark, MethodsNeverSeeTheTruth) {
   for (double C : read_csv((dir / "fine/tables.csv").string()).numbers("C")) EXPECT_LE(C, 1e10 * 1.05);
   // The fine truth is the bound's minimum: the bound at 0.99 and 1.01 times N_opt is higher.
   // (teacher.bound's corollary: d K ln(1 + n/K)(ln(e 36 T K) + (2/d) ln(2n)) / (2T) + 3K/n, N = 10 n, T = 6 D.)
-  auto bound = [](double N, double C) {
-    const double d = 10, K = 100, n = N / d, T = C / (d * n);
-    return d * K * std::log(1 + n / K) * (std::log(std::exp(1.0) * 36 * T * K) + (2 / d) * std::log(2 * n)) / (2 * T) + 3 * K / n;
-  };
+  const auto bound = scalinglab::testing::teacher_bound;
   const double C = ja["worlds"][0]["truth"][0]["C"].get<double>();
   EXPECT_LT(bound(ta, C), bound(ta * 0.99, C));
   EXPECT_LT(bound(ta, C), bound(ta * 1.01, C));

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "../support/cli_process.hpp"
+#include "../support/teacher_bound_world.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/data_table.hpp"
@@ -24,18 +25,7 @@ namespace {
 
 // Jeon & Van Roy's bound (deterministic, microseconds per point); `extra` replaces or adds keys.
 std::string bound_world(const std::string& extra) {
-  return R"(measure = "teacher.bound"
-seed = 1
-[params]
-d = 10
-K = 100
-[extrapolate]
-size = "n"
-data = "T"
-N = "n*d"
-D = "T/6"
-loss = "corollary"
-[benchmark]
+  return std::string(scalinglab::testing::kTeacherBoundHead) + R"([benchmark]
 shift = 0.5
 horizons = [10, 100]
 bootstrap = 0
@@ -150,10 +140,7 @@ truth_spread = 1.5
   o.resume = true;
   const auto k = run_benchmark({f.string()}, o);
   EXPECT_GT(k["worlds"][0]["reach_points"].get<int>(), 0);
-  auto bound = [](double N, double C) {  // teacher.bound's corollary with d = 10, K = 100, N = 10 n, T = 6 D
-    const double d = 10, K = 100, n = N / d, T = C / (d * n);
-    return d * K * std::log(1 + n / K) * (std::log(std::exp(1.0) * 36 * T * K) + (2 / d) * std::log(2 * n)) / (2 * T) + 3 * K / n;
-  };
+  const auto bound = scalinglab::testing::teacher_bound;
   bool seen = false;
   for (const auto& r : k["rows"])
     if (r["method"] == "far" && r["horizon"] == 10) {
