@@ -146,7 +146,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
               limits().max_tasks, path + " [extrapolate]", "tasks (grid points x runs, the target's included)",
               "--max-tasks");
   const int threads = resolve_threads(o.threads);
-  for (const auto& p : expand_grid(small_part.sweep, builtin_registry())) check_memory(*p.measure, p.params, threads);
+  for (const auto& p : expand_grid(small_part.sweep, builtin_registry())) check_task(*p.measure, p.params, threads);
   std::filesystem::create_directories(out);
   const Sweeped small = run_part(small_part, spec, model, out + "/small", o);
 

@@ -101,6 +101,25 @@ Stream training_stream(const Params& prm, const Stream& stream) {
   return Stream(mix64(stream.substream(1).key() ^ stable_hash(text)));
 }
 
+// What train_run would refuse only after drawing its world: checked before any task runs.
+void train_check(const Params& prm) {
+  const FactorSpec fs = factor_spec(prm, "factor.train");
+  double N = 1, M = 1;
+  for (uint32_t p : fs.input) N *= p;
+  for (uint32_t q : fs.output) M *= q;
+  if (M > double(1u << 20)) throw InputError("factor.train: M above 2^20 outputs (a chunk's logits would not fit in memory)");
+  if (parse_setting(prm.choice("setting")) == Setting::generalization) {
+    TrainSpec ts;
+    ts.setting = Setting::generalization;
+    ts.gamma = prm.real("gamma");
+    const std::size_t seen = samples_per_epoch(ts, static_cast<std::size_t>(N));
+    if (seen < 1 || static_cast<double>(seen) >= N)
+      throw InputError("factor.train: gamma = " + prm.entry("gamma").text + " observes round(gamma N) = " +
+                       std::to_string(seen) + " of N = " + std::to_string(static_cast<uint64_t>(N)) +
+                       " inputs; generalization needs at least one observed and one unobserved input");
+  }
+}
+
 Record train_run(const Params& prm, Stream& stream) {
   const FactorSpec fs = factor_spec(prm, "factor.train");
   Stream world = stream.substream(0), task_stream = world, split_stream = world.substream(1000),
@@ -360,6 +379,7 @@ void register_factor_measures(Registry& reg) {
           p.name == "gamma" || p.name == "probe_C")
         p.same_world_param();
     m.fn = train_run;
+    m.check = train_check;
     m.memory = train_bytes;
     m.work = train_work;
     reg.add(std::move(m));

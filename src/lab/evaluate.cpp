@@ -32,8 +32,7 @@ nlohmann::json evaluate(const Measure& m, const Params& params, int threads) {
   const auto seed = static_cast<uint64_t>(params.real("seed"));
   check_limit(static_cast<double>(runs), limits().max_tasks, m.name, "runs", "--max-tasks");
   const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(threads)), runs));
-  check_memory(m, params, workers);
-  check_work(m, params);
+  check_task(m, params, workers);
   // As in sweeps: one BLAS thread per run, so the numbers never depend on the thread count.
   set_blas_threads(1);
   set_task_threads(runs > 1 ? 1 : resolve_threads(threads));

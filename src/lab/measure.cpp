@@ -83,6 +83,12 @@ void check_work(const Measure& m, const Params& params) {
                    "; reduce the sizes, or raise the limit with --max-work");
 }
 
+void check_task(const Measure& m, const Params& params, int concurrent) {
+  if (m.check) m.check(params);
+  check_memory(m, params, concurrent);
+  check_work(m, params);
+}
+
 std::vector<const Measure*> Registry::all() const {
   std::vector<const Measure*> out;
   for (const auto& m : measures_) out.push_back(&m);

@@ -277,8 +277,7 @@ SweepPlan estimate_sweep(ProbedSweep& probed, const PlanOptions& options) {
     check_limit(static_cast<double>(plan.tasks), limits().max_tasks, probed.sweep->path, "tasks (grid points x runs)",
                 "--max-tasks");
     for (const auto& p : probed.points) {
-      check_memory(*p.measure, p.params, resolve_threads(options.threads));
-      check_work(*p.measure, p.params);
+      check_task(*p.measure, p.params, resolve_threads(options.threads));
     }
   } catch (const InputError& e) {
     plan.refused = e.what();

@@ -138,6 +138,15 @@ std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out
   return finish(sweep, out_dir, registry).checks;
 }
 
+std::vector<GridPoint> check_sweep(const Sweep& sweep, const Registry& registry, int threads, uint64_t shards) {
+  auto points = expand_grid(sweep, registry);
+  check_limit(static_cast<double>(points.size()) * static_cast<double>(sweep.runs) / static_cast<double>(shards),
+              limits().max_tasks, sweep.path, "tasks (grid points x runs)", "--max-tasks");
+  const int concurrent = resolve_threads(threads);
+  for (const auto& p : points) check_task(*p.measure, p.params, concurrent);
+  return points;
+}
+
 RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   const Registry& registry = options.registry ? *options.registry : builtin_registry();
   const uint64_t shards = options.shard_count, shard = options.shard_index;
@@ -146,14 +155,8 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   if (!is_plain_name(sweep.name))
     throw InputError(sweep.path + ": the sweep's name '" + sweep.name +
                      "' cannot name a results folder (use a plain file name)");
-  const auto points = expand_grid(sweep, registry);
-  check_limit(static_cast<double>(points.size()) * static_cast<double>(sweep.runs) / static_cast<double>(shards),
-              limits().max_tasks, sweep.path, "tasks (grid points x runs)", "--max-tasks");
+  const auto points = check_sweep(sweep, registry, options.threads, shards);
   const int threads = resolve_threads(options.threads);
-  for (const auto& p : points) {
-    check_memory(*p.measure, p.params, threads);
-    check_work(*p.measure, p.params);
-  }
 
   RunOutcome out;
   out.out_dir = options.out_dir.empty() ? "results/" + sweep.name : options.out_dir;

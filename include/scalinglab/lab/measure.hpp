@@ -43,6 +43,10 @@ struct Measure {
   // Elementary operations of one run, estimated from its parameters (null: negligible, well under a
   // second). Checked against --max-work before anything runs (lab/limits.hpp).
   std::function<double(const Params&)> work;
+  // The measure's own check of a whole parameter set: relations between parameters and derived
+  // values that no single range expresses (null: none). Throws InputError. Run for every task of a
+  // sweep before the first one starts, and by eval, so a bad task is refused before any work.
+  std::function<void(const Params&)> check;
 
   const ParamSpec* param(const std::string& name) const;
 };
@@ -71,6 +75,10 @@ void check_memory(const Measure& m, const Params& params, int concurrent);
 
 // InputError when one run of `m` at `params` would take more operations than --max-work allows.
 void check_work(const Measure& m, const Params& params);
+
+// Everything checked of one task before any task runs: the measure's own check, then memory for
+// `concurrent` runs, then work. InputError on the first that fails.
+void check_task(const Measure& m, const Params& params, int concurrent);
 
 // The registry with every built-in world's measures. Defined above the worlds, in src/worlds.cpp
 // (the one file that lists them), so that the spine never includes a world.
