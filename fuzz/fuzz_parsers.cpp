@@ -1,8 +1,9 @@
 // Fuzz target for the parsers that read user text: sweep files (TOML, validated against the real
 // measures, grids expanded), formulas (parsed and evaluated), CSV tables, results.jsonl lines and
 // whole results files, the fitters' ranges and bounds (--grid, predict's inputs, --bounds), and
-// saved fits (JSON, then predict) and fit requests (Python's JSON). The first byte picks the
-// parser. An InputError is the expected answer to bad input; anything else escaping (another
+// saved fits (JSON, then predict) and fit requests (Python's JSON), checkpoint files (the layout
+// and its MAC), a signed factor.train state edited byte by byte (every field checked against the
+// task), and a results file's tail repaired before appending. The first byte picks the parser. An InputError is the expected answer to bad input; anything else escaping (another
 // exception, a crash, a sanitizer report, a hang) is a bug.
 //
 // Built two ways (see fuzz/CMakeLists.txt): with libFuzzer (clang, -fsanitize=fuzzer) for
@@ -23,7 +24,12 @@
 #include <nlohmann/json.hpp>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/random.hpp"
+#include "scalinglab/factor/factor_task.hpp"
+#include "scalinglab/factor/factor_training.hpp"
+#include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/law_expression.hpp"
@@ -35,17 +41,79 @@ namespace {
 
 // A results file for read_results, which reads a path: one per process, removed at exit.
 struct ScratchFile {
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("scalinglab-fuzz-" + std::to_string(::getpid()) + ".jsonl")).string();
+  explicit ScratchFile(const char* tag)
+      : path((std::filesystem::temp_directory_path() / ("scalinglab-fuzz-" + std::to_string(::getpid()) + tag)).string()) {}
+  std::string path;
   ~ScratchFile() {
     std::error_code ec;
     std::filesystem::remove(path, ec);
   }
 };
 
+// A tiny factor.train task and a valid state of it, saved after 5 of its 12 epochs.
+struct FactorState {
+  scalinglab::factor::FactorTask task;
+  scalinglab::factor::TrainSpec spec;
+  std::string state;
+  static FactorState make() {
+    using namespace scalinglab;
+    using namespace scalinglab::factor;
+    FactorSpec fs;
+    fs.input = parse_factors("2x3");
+    fs.output = parse_factors("2x2");
+    Stream s(3);
+    FactorState f{FactorTask(fs, s), TrainSpec{}, ""};
+    f.spec.d = 4, f.spec.h = 8, f.spec.epochs = 12, f.spec.evals = 4;
+    static ScratchFile file("-made.state");
+    TaskCheckpoint saving(file.path, "fuzz task", 0, false);
+    int epoch = 0;
+    f.spec.on_epoch = [&epoch] {
+      if (++epoch == 5) request_checkpoints(false);
+    };
+    f.spec.checkpoint = &saving;
+    Stream train_stream(4);
+    train(f.task, f.spec, train_stream);
+    f.spec.on_epoch = nullptr;
+    const std::string text = read_file(file.path, 1 << 20, "checkpoint");
+    const std::size_t head = 24 + 8 + std::string("fuzz task").size() + 8;
+    f.state = text.substr(head, text.size() - head - 32);
+    return f;
+  }
+};
+
 void parse_one(unsigned which, const std::string& text) {
   using namespace scalinglab;
-  switch (which % 8) {
+  switch (which % 11) {
+    case 8: {  // a checkpoint file as received: layout, identity, size, MAC
+      static ScratchFile file("-received.state");
+      std::ofstream(file.path, std::ios::binary | std::ios::trunc) << text;
+      TaskCheckpoint(file.path, "fuzz task", 0, true).load(1 << 16);
+      break;
+    }
+    case 9: {  // a state signed by the key, its bytes edited: restored only if every field fits the task
+      static FactorState f = FactorState::make();
+      std::string state = f.state;
+      for (std::size_t k = 0; k + 2 < text.size(); k += 3) {
+        const std::size_t at = (static_cast<unsigned char>(text[k]) << 8 | static_cast<unsigned char>(text[k + 1])) %
+                               (state.size() + 1);
+        if (at == state.size()) state.resize(static_cast<unsigned char>(text[k + 2]) % (state.size() + 1));
+        else state[at] = text[k + 2];
+      }
+      static ScratchFile file("-signed.state");
+      TaskCheckpoint(file.path, "fuzz task", 0, false).save(state);
+      TaskCheckpoint loading(file.path, "fuzz task", 0, true);
+      factor::TrainSpec spec = f.spec;
+      spec.checkpoint = &loading;
+      Stream train_stream(4);
+      factor::train(f.task, spec, train_stream);
+      break;
+    }
+    case 10: {  // a results file whose tail is repaired before appending
+      static ScratchFile file("-tail.jsonl");
+      std::ofstream(file.path, std::ios::binary | std::ios::trunc) << text;
+      ResultsWriter writer(file.path);
+      break;
+    }
     case 0:
     case 4: {
       const Sweep s = parse_sweep(text, "fuzz.toml", which % 8 == 4 ? "quick" : "", {}, builtin_registry());
@@ -53,7 +121,7 @@ void parse_one(unsigned which, const std::string& text) {
       break;
     }
     case 5: {  // a whole results.jsonl: cut last lines, malformed lines in the middle
-      static ScratchFile file;
+      static ScratchFile file(".jsonl");
       std::ofstream(file.path, std::ios::binary | std::ios::trunc) << text;
       read_results(file.path);
       break;
@@ -123,6 +191,14 @@ void parse_one(unsigned which, const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // The checkpoint key is made in a folder of this process's own, never in the user's ~/.config.
+  static const std::string config =
+      (std::filesystem::temp_directory_path() / ("scalinglab-fuzz-config-" + std::to_string(::getpid()))).string();
+  ::setenv("XDG_CONFIG_HOME", config.c_str(), 1);
+  std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(config, ec);
+  });
   // Small limits: a fuzzed grid may ask for millions of points, which is refused, not expanded.
   scalinglab::Limits l;
   l.max_points = 2000;
@@ -137,7 +213,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     parse_one(data[0], text);
   } catch (const scalinglab::InputError&) {
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fuzz: unexpected exception (%s) on parser %u\n", e.what(), data[0] % 8u);
+    std::fprintf(stderr, "fuzz: unexpected exception (%s) on parser %u\n", e.what(), data[0] % 11u);
     std::abort();
   }
   return 0;

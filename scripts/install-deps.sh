@@ -9,6 +9,7 @@ packages=(
   build-essential cmake pkg-config
   libeigen3-dev libopenblas-dev libboost-math-dev liblbfgspp-dev
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libssl-dev                            # HMAC-SHA-256 signing checkpoints (OpenSSL's libcrypto)
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas
   python3-venv python3-pip python3-setuptools   # pip install . (offline, into a venv)

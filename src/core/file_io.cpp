@@ -20,9 +20,10 @@ std::string system_error_text(int err) {
   return s;
 }
 
-std::string read_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw InputError(path + ": cannot read the " + what + ": " + system_error_text(errno));
+namespace {
+
+// Reads the open `fd` whole after checking that it is a regular file of at most `max_bytes`.
+std::string read_open_file(int fd, const std::string& path, std::uint64_t max_bytes, const std::string& what) {
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -46,6 +47,49 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes, const st
   }
   text.resize(got);
   return text;
+}
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The folder `dir`, opened without following a link: -1 when it does not exist.
+int open_folder(const std::string& dir, const std::string& what) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 || errno == ENOENT) return fd;
+  if (errno == ELOOP || errno == ENOTDIR)
+    throw InputError(dir + ", the folder of the " + what + ", is a link or a file: it is never followed; remove it");
+  throw InputError("cannot open " + dir + " (the folder of the " + what + "): " + system_error_text(errno));
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw InputError(path + ": cannot read the " + what + ": " + system_error_text(errno));
+  return read_open_file(fd, path, max_bytes, what);
+}
+
+std::optional<std::string> read_entry(const std::string& dir, const std::string& name, std::uint64_t max_bytes,
+                                      const std::string& what) {
+  const FdCloser folder{open_folder(dir, what)};
+  if (folder.fd < 0) return std::nullopt;
+  const std::string path = dir + "/" + name;
+  const int fd = ::openat(folder.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return std::nullopt;
+  if (fd < 0 && errno == ELOOP) throw InputError(path + ": the " + what + " is a symbolic link; it is never followed");
+  if (fd < 0) throw InputError(path + ": cannot read the " + what + ": " + system_error_text(errno));
+  return read_open_file(fd, path, max_bytes, what);
+}
+
+void remove_entry(const std::string& dir, const std::string& name) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;  // missing, or a link: nothing of ours to remove
+  ::unlinkat(fd, name.c_str(), 0);
+  ::close(fd);
 }
 
 void write_file(const std::string& path, const std::string& text, unsigned mode) {
@@ -82,7 +126,8 @@ void write_file(const std::string& path, const std::string& text, unsigned mode)
 }
 
 int open_own_file(const std::string& path, int flags, const std::string& what) {
-  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // Non-blocking for the open only: a pipe planted in the file's place would block it forever.
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd < 0) {
     const int err = errno;
     if (err == ELOOP) throw InputError(path + ": the " + what + " is a symbolic link; it is never written through");
@@ -92,9 +137,10 @@ int open_own_file(const std::string& path, int flags, const std::string& what) {
   const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink <= 1;
   if (!ok) {
     ::close(fd);
-    throw InputError(path + ": the " + what + " is not a regular file of its own (a device, or a hard link to " +
-                     "another file); it is never written through");
+    throw InputError(path + ": the " + what + " is not a regular file of its own (a device, a pipe, or a hard " +
+                     "link to another file); it is never written through");
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
 

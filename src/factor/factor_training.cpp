@@ -140,7 +140,10 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream,
     spec.checkpoint->save(w.str());
   };
   if (spec.checkpoint) {
-    if (const auto state = spec.checkpoint->load()) {
+    // The largest state this task saves: two counters, the curves at every evaluation, the weights
+    // and Adam's moments, the step and the batches' stream (a few hundred bytes).
+    const uint64_t max_state = 2 * 8 + 3 * (8 + 8 * evals.size()) + 3 * (8 + 4 * uint64_t{net.size()}) + 8 + 4096;
+    if (const auto state = spec.checkpoint->load(max_state)) {
       BlobReader r(*state, "the checkpoint of factor.train");
       first_epoch = static_cast<std::size_t>(r.u64());
       next_eval = static_cast<std::size_t>(r.u64());
@@ -150,10 +153,25 @@ TrainResult train(const FactorTask& task, const TrainSpec& spec, Stream& stream,
       std::vector<float> theta = r.floats(), m = r.floats(), v = r.floats();
       const auto steps = r.u64();
       data.restore(r);
-      if (!r.done() || first_epoch > spec.epochs || next_eval > evals.size() || theta.size() != net.size() ||
-          m.size() != net.size() || v.size() != net.size() || res.curve_loss.size() != res.curve_epoch.size() ||
-          res.curve_flops.size() != res.curve_epoch.size())
-        throw InputError("the checkpoint of factor.train does not fit this task: remove it to start afresh");
+      // Every field against the task, whatever the signature says: the shapes, the epoch and
+      // evaluation counters, the curve at exactly the evaluations before the epoch, one Adam step
+      // per epoch, finite weights and moments with v >= 0.
+      auto fits = [&] {
+        if (!r.done() || first_epoch < 1 || first_epoch >= spec.epochs || next_eval > evals.size() ||
+            steps != first_epoch || theta.size() != net.size() || m.size() != net.size() || v.size() != net.size() ||
+            res.curve_epoch.size() != next_eval || res.curve_loss.size() != next_eval || res.curve_flops.size() != next_eval)
+          return false;
+        if (next_eval < evals.size() && evals[next_eval] < first_epoch) return false;
+        for (std::size_t i = 0; i < next_eval; ++i)
+          if (res.curve_epoch[i] != static_cast<double>(evals[i]) || evals[i] >= first_epoch ||
+              res.curve_flops[i] != static_cast<double>(evals[i]) * per_epoch || !std::isfinite(res.curve_loss[i]) ||
+              res.curve_loss[i] < 0)
+            return false;
+        for (std::size_t i = 0; i < theta.size(); ++i)
+          if (!std::isfinite(theta[i]) || !std::isfinite(m[i]) || !std::isfinite(v[i]) || v[i] < 0) return false;
+        return true;
+      };
+      if (!fits()) throw InputError("the checkpoint of factor.train does not fit this task: remove it to start afresh");
       net.theta = std::move(theta);
       adam.m = std::move(m);
       adam.v = std::move(v);

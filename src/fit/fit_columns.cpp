@@ -532,6 +532,12 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
       out.derived = "C = 6 N D";
       out.flops = "6*N*D";
     }
+    // A derived input that overflows (C = 6 N D past 1.8e308) or underflows to 0 is refused as a
+    // literal inf or 0 cell is, naming the row and the formula.
+    const std::string derived = out.derived.empty() ? "" : " (derived: " + out.derived + ")";
+    require_positive(N, "N" + derived, t);
+    require_positive(D, "D" + derived, t);
+    require_positive(C, "C" + derived, t);
   }
   require_positive(loss, "loss ('" + shown(c.loss) + "')", t);
   if (need_x) require_positive(x, "x ('" + shown(c.x) + "')", t);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -12,7 +13,9 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/keyed_mac.hpp"
 #include "scalinglab/core/random.hpp"
+#include "scalinglab/lab/checkpoint_key.hpp"
 #include "scalinglab/lab/limits.hpp"
 #include "scalinglab/lab/param.hpp"
 
@@ -41,8 +44,11 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// File layout: magic, identity, state, and a hash of the state (a torn or edited file is refused).
-constexpr char kMagic[] = "scalinglab checkpoint 1\n";
+// File layout: magic, identity, state, then the HMAC-SHA-256 of everything before it under the
+// user's checkpoint key, which is kept outside the results folder (lab/checkpoint_key.hpp): a file
+// edited in the folder, or another task's file with its identity rewritten, does not carry it.
+constexpr char kMagic[] = "scalinglab checkpoint 2\n";
+constexpr char kUnsignedMagic[] = "scalinglab checkpoint 1\n";  // before states were signed
 
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 bool get_u64(const std::string& in, std::size_t& pos, uint64_t& v) {
@@ -52,39 +58,51 @@ bool get_u64(const std::string& in, std::size_t& pos, uint64_t& v) {
   return true;
 }
 
+std::string folder_of(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
+std::string name_of(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
 }  // namespace
 
 TaskCheckpoint::TaskCheckpoint(std::string path, std::string identity, double every, bool resume)
     : path_(std::move(path)), identity_(std::move(identity)), every_(every), resume_(resume),
       last_save_(now_seconds()), signals_seen_(g_signals.load()) {}
 
-std::optional<std::string> TaskCheckpoint::load() {
+std::optional<std::string> TaskCheckpoint::load(uint64_t max_state_bytes) {
   used_ = true;
   if (!resume_) return std::nullopt;
-  std::error_code ec;
-  std::string text;
-  try {
-    text = read_file(path_, static_cast<uint64_t>(std::min(limits().memory_bytes(), 1e15)), "checkpoint");
-  } catch (const InputError&) {
-    if (!std::filesystem::exists(std::filesystem::symlink_status(path_, ec))) return std::nullopt;
-    throw;
+  // The size is refused on fstat, before a byte is read: a task knows how large its state can be.
+  const uint64_t max_file = sizeof kMagic - 1 + 2 * sizeof(uint64_t) + identity_.size() + kMacBytes +
+                            std::min<uint64_t>(max_state_bytes, uint64_t{1} << 50);
+  const auto file = read_entry(folder_of(path_), name_of(path_), max_file, "checkpoint");
+  if (!file) return std::nullopt;
+  const std::string& text = *file;
+  if (text.compare(0, sizeof kUnsignedMagic - 1, kUnsignedMagic) == 0) {
+    std::fprintf(stderr, "warning: checkpoint %s was saved by an earlier version, unsigned: the task starts afresh\n",
+                 path_.c_str());
+    return std::nullopt;
   }
   const std::string damaged = "checkpoint " + path_ + " is damaged or cut short: remove it to start the task afresh";
   std::size_t pos = sizeof kMagic - 1;
-  if (text.compare(0, pos, kMagic) != 0) throw InputError(damaged);
+  if (text.size() < pos + kMacBytes || text.compare(0, pos, kMagic) != 0) throw InputError(damaged);
   uint64_t n = 0;
   if (!get_u64(text, pos, n) || n > text.size() - pos) throw InputError(damaged);
   if (text.compare(pos, n, identity_) != 0 || n != identity_.size())
     throw InputError("checkpoint " + path_ + " belongs to another task: remove it, or resume the run it came from");
   pos += n;
-  if (!get_u64(text, pos, n) || n > text.size() - pos || text.size() - pos - n != sizeof(uint64_t)) throw InputError(damaged);
-  std::string state = text.substr(pos, n);
-  pos += n;
-  uint64_t hash = 0;
-  get_u64(text, pos, hash);
-  if (hash != stable_hash(state)) throw InputError(damaged);
+  if (!get_u64(text, pos, n) || n > text.size() - pos || text.size() - pos - n != kMacBytes) throw InputError(damaged);
+  const std::size_t state_at = pos, mac_at = pos + n;
+  // Not signed with this user's key: edited in the folder, or saved on a machine whose key was not
+  // carried here. Either way the state is not trusted; the task is run from its start.
+  const std::string key = checkpoint_key();
+  if (!same_mac(keyed_mac(key, std::string_view(text).substr(0, mac_at)), std::string_view(text).substr(mac_at))) {
+    std::fprintf(stderr,
+                 "warning: checkpoint %s is not signed with this user's key %s (edited, or saved where another key "
+                 "is kept): the task starts afresh; to resume it, copy the key of the machine that saved it\n",
+                 path_.c_str(), checkpoint_key_path().c_str());
+    return std::nullopt;
+  }
   restored_ = true;
-  return state;
+  return text.substr(state_at, n);
 }
 
 bool TaskCheckpoint::due() const {
@@ -101,7 +119,7 @@ void TaskCheckpoint::save(const std::string& state) {
   out += identity_;
   put_u64(out, state.size());
   out += state;
-  put_u64(out, stable_hash(state));
+  out += keyed_mac(checkpoint_key(), out);
   // The folder is made by the first save; a link in its place is never followed.
   const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   std::error_code ec;
@@ -119,8 +137,7 @@ void TaskCheckpoint::save(const std::string& state) {
 }
 
 void TaskCheckpoint::remove() const {
-  std::error_code ec;
-  std::filesystem::remove(path_, ec);  // removes a link itself, never its target
+  remove_entry(folder_of(path_), name_of(path_));  // never through a link, folder or file
 }
 
 std::unique_ptr<TaskCheckpoint> make_task_checkpoint(const CheckpointSettings& settings, const std::string& measure,

@@ -94,55 +94,104 @@ TaskResult task_from_json(const nlohmann::json& j) {
 }
 
 std::vector<TaskResult> read_results(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return {};
-  const std::string text = read_file(path, std::uint64_t{1} << 40, "results file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return {};
+  if (fd < 0 && errno == ELOOP) throw InputError(path + ": the results file is a symbolic link; it is never followed");
+  if (fd < 0) throw InputError(path + ": cannot read the results file: " + errno_text());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw InputError(path + ": not a regular file (a results file is expected, not a directory, device or pipe)");
   std::vector<TaskResult> out;
-  std::size_t start = 0, line_no = 0;
-  while (start < text.size()) {
+  std::string line;  // the line being read: at most kMaxRecordBytes
+  std::size_t line_no = 0;
+  auto take = [&](bool complete) {
     ++line_no;
-    std::size_t end = text.find('\n', start);
-    const bool complete = end != std::string::npos;
-    if (!complete) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    start = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
     try {
       out.push_back(task_from_json(parse_json(line, "a task result")));
     } catch (const std::exception& e) {
-      if (!complete) break;  // the last line, cut by a kill: that task is simply redone
+      if (!complete) return;  // the last line, cut by a kill: that task is simply redone
       throw InputError(path + ":" + std::to_string(line_no) + ": " + e.what());
     }
+  };
+  std::vector<char> chunk(std::size_t{1} << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path + ": cannot read the results file: " + errno_text());
+    if (n == 0) break;
+    std::size_t from = 0;
+    const auto got = static_cast<std::size_t>(n);
+    while (from < got) {
+      const char* nl = static_cast<const char*>(std::memchr(chunk.data() + from, '\n', got - from));
+      const std::size_t end = nl ? static_cast<std::size_t>(nl - chunk.data()) : got;
+      if (line.size() + (end - from) > kMaxRecordBytes)
+        throw InputError(path + ":" + std::to_string(line_no + 1) + ": a line longer than " +
+                         std::to_string(kMaxRecordBytes >> 20) + " MiB, which no run writes: not a results file of " +
+                         "scalinglab (remove or repair it)");
+      line.append(chunk.data() + from, end - from);
+      from = end;
+      if (nl) {
+        take(true);
+        line.clear();
+        ++from;
+      }
+    }
   }
+  if (!line.empty()) take(false);
   return out;
 }
 
 ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
   // Never through a link or a hard link: a received folder's results.jsonl could point anywhere.
   fd_ = open_own_file(path, O_RDWR | O_CREAT | O_APPEND, "results file");
+  try {
+    repair_tail();
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+void ResultsWriter::repair_tail() {
+  const std::string& path = path_;
   // Repair a tail cut by a kill: drop an incomplete last line, or end a complete one with '\n'.
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || st.st_size == 0) return;
   const off_t size = st.st_size;
-  off_t line_start = size;
   char c = 0;
   if (::pread(fd_, &c, 1, size - 1) == 1 && c == '\n') return;
-  std::string tail;
-  while (line_start > 0) {
-    char chunk[4096];
-    const off_t from = std::max<off_t>(0, line_start - static_cast<off_t>(sizeof chunk));
-    const ssize_t got = ::pread(fd_, chunk, static_cast<std::size_t>(line_start - from), from);
-    if (got <= 0) break;
-    std::string part(chunk, static_cast<std::size_t>(got));
-    const auto nl = part.rfind('\n');
-    if (nl != std::string::npos) {
-      tail = part.substr(nl + 1) + tail;
-      line_start = from + static_cast<off_t>(nl) + 1;
+  // The start of the last line: found by scanning back chunk by chunk (linear in the tail), and
+  // never further than a record can be long.
+  off_t line_start = 0;
+  char chunk[65536];
+  for (off_t to = size; to > 0;) {
+    if (size - to > static_cast<off_t>(kMaxRecordBytes))
+      throw InputError(path + " ends with more than " + std::to_string(kMaxRecordBytes >> 20) +
+                       " MiB without a newline, which no run writes: not a results file of scalinglab (remove or " +
+                       "repair it)");
+    const off_t from = std::max<off_t>(0, to - static_cast<off_t>(sizeof chunk));
+    const ssize_t got = ::pread(fd_, chunk, static_cast<std::size_t>(to - from), from);
+    if (got != to - from) throw InputError("cannot read " + path + ": " + errno_text());
+    const void* nl = memrchr(chunk, '\n', static_cast<std::size_t>(got));
+    if (nl) {
+      line_start = from + (static_cast<const char*>(nl) - chunk) + 1;
       break;
     }
-    tail = part + tail;
-    line_start = from;
+    to = from;
   }
+  if (size - line_start > static_cast<off_t>(kMaxRecordBytes))
+    throw InputError(path + " ends with more than " + std::to_string(kMaxRecordBytes >> 20) +
+                     " MiB without a newline, which no run writes: not a results file of scalinglab (remove or " +
+                     "repair it)");
+  std::string tail(static_cast<std::size_t>(size - line_start), '\0');
+  if (::pread(fd_, tail.data(), tail.size(), line_start) != static_cast<ssize_t>(tail.size()))
+    throw InputError("cannot read " + path + ": " + errno_text());
   if (is_task_line(tail)) {
     if (::write(fd_, "\n", 1) != 1) throw InputError("cannot write " + path + ": " + errno_text());
   } else if (::ftruncate(fd_, line_start) != 0) {

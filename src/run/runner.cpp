@@ -1,6 +1,8 @@
 // Running a sweep: the task list, resume, shards and merge; then summary.csv, plot and checks.
 #include "scalinglab/run/runner.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -62,8 +64,8 @@ void remove_checkpoints(const fs::path& dir) {
   std::vector<fs::path> stale;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (std::regex_match(it->path().filename().string(), ours)) stale.push_back(it->path());
-  for (const auto& p : stale) fs::remove(p, ec);
-  fs::remove(dir, ec);  // only when empty
+  for (const auto& p : stale) remove_entry(dir.string(), p.filename().string());  // never through a link
+  ::rmdir(dir.c_str());  // only when empty; a link is not a folder and stays
 }
 
 std::string read_small(const fs::path& path, const std::string& what) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 
@@ -20,6 +21,7 @@
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/lab/param.hpp"
+#include "support/config_home.hpp"
 
 using namespace scalinglab;
 using namespace scalinglab::factor;
@@ -171,13 +173,13 @@ TEST(FactorTrainMeasure, ObservedSetsAreNestedAcrossGamma) {
 
 namespace {
 
-// The checkpoint file's layout, read independently of TaskCheckpoint: magic, identity, state, hash.
+// The checkpoint file's layout, read independently of TaskCheckpoint: magic, identity, state, MAC.
 struct CheckpointFile {
   std::string head, state;
   static CheckpointFile read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::size_t magic = std::string("scalinglab checkpoint 1\n").size();
+    const std::size_t magic = std::string("scalinglab checkpoint 2\n").size();
     uint64_t n = 0;
     std::memcpy(&n, text.data() + magic, 8);
     const std::size_t state_at = magic + 8 + n + 8;
@@ -185,17 +187,40 @@ struct CheckpointFile {
     std::memcpy(&m, text.data() + magic + 8 + n, 8);
     return {text.substr(0, state_at), text.substr(state_at, m)};
   }
-  void write(const std::string& path) const {
-    const uint64_t hash = stable_hash(state);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << head << state;
-    out.write(reinterpret_cast<const char*>(&hash), 8);
-  }
 };
+
+// A state rebuilt field by field, with `edit` applied to the weights and moments.
+std::string edited_state(const std::string& state,
+                         const std::function<void(uint64_t&, std::vector<float>&, std::vector<float>&,
+                                                  std::vector<float>&, uint64_t&)>& edit) {
+  BlobReader r(state, "state");
+  uint64_t epoch = r.u64();
+  const uint64_t next_eval = r.u64();
+  std::vector<std::vector<double>> curves;
+  for (int k = 0; k < 3; ++k) curves.push_back(r.doubles());
+  std::vector<float> theta = r.floats(), m = r.floats(), v = r.floats();
+  uint64_t steps = r.u64();
+  edit(epoch, theta, m, v, steps);
+  BlobWriter w;
+  w.u64(epoch);
+  w.u64(next_eval);
+  for (const auto& c : curves) w.doubles(c);
+  w.floats(theta);
+  w.floats(m);
+  w.floats(v);
+  w.u64(steps);
+  while (!r.done()) {
+    char c;
+    r.bytes(&c, 1);
+    w.bytes(&c, 1);
+  }
+  return w.str();
+}
 
 }  // namespace
 
 TEST(FactorTraining, ARunRestoredFromItsCheckpointEndsBitForBitAsTheWholeRun) {
+  ScopedConfigHome config;
   const FactorTask task = small_task(4, "2x8", "4x2");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("scalinglab-factor-checkpoint-" + std::to_string(::getpid()) + ".state")).string();
@@ -228,28 +253,106 @@ TEST(FactorTraining, ARunRestoredFromItsCheckpointEndsBitForBitAsTheWholeRun) {
     EXPECT_EQ(restored.loss, whole.loss);
     EXPECT_EQ(restored.train_loss, whole.train_loss);
 
-    // A wrong model of the state: Adam's moments left out (zeroed) change the end, so the test sees them.
-    CheckpointFile file = CheckpointFile::read(path);
-    BlobReader r(file.state, "state");
-    BlobWriter w;
-    w.u64(r.u64());
-    w.u64(r.u64());
-    for (int k = 0; k < 3; ++k) w.doubles(r.doubles());
-    w.floats(r.floats());
-    const std::vector<float> m = r.floats(), v = r.floats();
-    w.floats(std::vector<float>(m.size(), 0.0f));
-    w.floats(std::vector<float>(v.size(), 0.0f));
-    while (!r.done()) {
-      char c;
-      r.bytes(&c, 1);
-      w.bytes(&c, 1);
-    }
-    file.state = w.str();
-    file.write(path);
+    // A wrong model of the state: Adam's moments left out (zeroed) change the end, so the test sees
+    // them. The edited state is saved as a task saves it (signed with the key).
+    const std::string saved = CheckpointFile::read(path).state;
+    TaskCheckpoint(path, "task", 0, false).save(edited_state(saved, [](auto&, auto&, auto& m, auto& v, auto&) {
+      std::fill(m.begin(), m.end(), 0.0f);
+      std::fill(v.begin(), v.end(), 0.0f);
+    }));
     TaskCheckpoint edited(path, "task", 0, true);
     spec.checkpoint = &edited;
     Stream c(9);
     EXPECT_NE(train(task, spec, c).loss, whole.loss);
+    EXPECT_TRUE(edited.restored());
     std::filesystem::remove(path);
   }
 }
+
+// A state edited in the folder (weights zeroed, without the key's signature) is set aside: the
+// task starts afresh and ends as the whole run does. On the format before signatures, a checksum
+// recomputed by the editor was enough to be restored.
+TEST(FactorTraining, AStateEditedInTheFolderIsNotRestored) {
+  ScopedConfigHome config;
+  const FactorTask task = small_task(4, "2x8", "4x2");
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("scalinglab-factor-edited-" + std::to_string(::getpid()) + ".state")).string();
+  TrainSpec spec;
+  spec.d = 16, spec.h = 32, spec.epochs = 60, spec.batch = 300, spec.evals = 6;
+  TaskCheckpoint saving(path, "task", 0, false);
+  std::size_t epoch = 0;
+  spec.on_epoch = [&] {
+    if (++epoch == 20) request_checkpoints(false);
+  };
+  spec.checkpoint = &saving;
+  Stream a(9);
+  const TrainResult whole = train(task, spec, a);
+  spec.on_epoch = nullptr;
+  const CheckpointFile parts = CheckpointFile::read(path);
+  const std::string zeroed = edited_state(parts.state, [](auto&, auto& theta, auto&, auto&, auto&) {
+    std::fill(theta.begin(), theta.end(), 0.0f);
+  });
+  // The editor's files: the zeroed state with a fresh checksum of the kind an editor can compute
+  // (the key is not in the folder): the unsigned format's hash of the state, or a MAC-sized tail.
+  const std::string identity_part = parts.head.substr(24, parts.head.size() - 24 - 8);  // length + identity
+  const uint64_t n = zeroed.size(), hash = stable_hash(zeroed);
+  auto forged = [&](const std::string& magic, const std::string& tail) {
+    return magic + identity_part + std::string(reinterpret_cast<const char*>(&n), 8) + zeroed + tail;
+  };
+  const std::string hash_bytes(reinterpret_cast<const char*>(&hash), 8);
+  for (const std::string& text : {forged("scalinglab checkpoint 1\n", hash_bytes),
+                                  forged("scalinglab checkpoint 2\n", hash_bytes + hash_bytes + hash_bytes + hash_bytes)}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    TaskCheckpoint loading(path, "task", 0, true);
+    spec.checkpoint = &loading;
+    Stream b(9);
+    const TrainResult again = train(task, spec, b);
+    EXPECT_FALSE(loading.restored()) << text.substr(0, 23);
+    EXPECT_EQ(again.loss, whole.loss) << text.substr(0, 23);
+  }
+  std::filesystem::remove(path);
+}
+
+// A signed state whose fields do not fit the task (its steps, a weight, a moment, its epoch) is
+// refused with a sentence: the signature says who saved it, not that it is right.
+TEST(FactorTraining, ASignedStateIsCheckedFieldByFieldAgainstTheTask) {
+  ScopedConfigHome config;
+  const FactorTask task = small_task(4, "2x8", "4x2");
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("scalinglab-factor-fields-" + std::to_string(::getpid()) + ".state")).string();
+  TrainSpec spec;
+  spec.d = 16, spec.h = 32, spec.epochs = 60, spec.batch = 300, spec.evals = 6;
+  TaskCheckpoint saving(path, "task", 0, false);
+  std::size_t epoch = 0;
+  spec.on_epoch = [&] {
+    if (++epoch == 20) request_checkpoints(false);
+  };
+  spec.checkpoint = &saving;
+  Stream a(9);
+  train(task, spec, a);
+  spec.on_epoch = nullptr;
+  const std::string good = CheckpointFile::read(path).state;
+  using Edit = std::function<void(uint64_t&, std::vector<float>&, std::vector<float>&, std::vector<float>&, uint64_t&)>;
+  const std::vector<std::pair<std::string, Edit>> edits = {
+      {"steps", [](auto&, auto&, auto&, auto&, auto& steps) { steps += 1; }},
+      {"a NaN weight", [](auto&, auto& theta, auto&, auto&, auto&) { theta[3] = std::nanf(""); }},
+      {"a negative second moment", [](auto&, auto&, auto&, auto& v, auto&) { v[5] = -1.0f; }},
+      {"an epoch past the end", [](auto& e, auto&, auto&, auto&, auto& steps) { e = steps = 60; }},
+  };
+  for (const auto& [what, edit] : edits) {
+    TaskCheckpoint(path, "task", 0, false).save(edited_state(good, edit));
+    TaskCheckpoint loading(path, "task", 0, true);
+    spec.checkpoint = &loading;
+    Stream b(9);
+    EXPECT_THROW(train(task, spec, b), InputError) << what;
+  }
+  // The unedited state is restored (the edits above are what is refused).
+  TaskCheckpoint(path, "task", 0, false).save(good);
+  TaskCheckpoint loading(path, "task", 0, true);
+  spec.checkpoint = &loading;
+  Stream c(9);
+  train(task, spec, c);
+  EXPECT_TRUE(loading.restored());
+  std::filesystem::remove(path);
+}
+

@@ -5,6 +5,7 @@
 // or a concurrent process sees the old file or the new one, never a mix, and a full disk is
 // reported as such ("no space left on device") rather than as a generic failure.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace scalinglab {
@@ -24,6 +25,19 @@ void write_file(const std::string& path, const std::string& text, unsigned mode 
 // InputError naming `what` otherwise. For files kept open and written in place (a lock, an
 // append-only log) in folders whose entries may have been planted.
 int open_own_file(const std::string& path, int flags, const std::string& what);
+
+// Entries of a folder that may have been planted (a received results folder's checkpoints/): the
+// folder and the entry are opened without following a link, so neither a link named as the folder
+// nor one named as the file leads elsewhere.
+// The whole of `dir`/`name`: nullopt when the folder or the file does not exist; InputError naming
+// `what` when either is a link, the folder is not a folder, the file is not a regular file (a pipe
+// or device is never read: opened non-blocking, checked by fstat), or it is larger than
+// `max_bytes` (refused before any byte is read).
+std::optional<std::string> read_entry(const std::string& dir, const std::string& name, std::uint64_t max_bytes,
+                                      const std::string& what);
+// Removes `dir`/`name` if it is there, as an entry of `dir` itself: a link is removed as a link,
+// and nothing is removed when `dir` is a link.
+void remove_entry(const std::string& dir, const std::string& name);
 
 // A sentence for an errno value: strerror's text in lower case ("no space left on device").
 std::string system_error_text(int err);

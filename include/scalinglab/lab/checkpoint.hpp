@@ -24,14 +24,19 @@ class TaskCheckpoint {
   // `resume`: whether a saved state may be loaded (a fresh run starts from zero).
   TaskCheckpoint(std::string path, std::string identity, double every, bool resume);
 
-  // The state an earlier attempt of this task saved, if any. A file that is damaged or belongs to
-  // another task is an InputError naming it.
-  std::optional<std::string> load();
+  // The state an earlier attempt of this task saved, if any. The file is read without following a
+  // link (neither checkpoints/ nor the file), only if it is a regular file no larger than a state of
+  // `max_state_bytes` (refused before reading), and only if it carries the MAC of this user's key
+  // (lab/checkpoint_key.hpp); a file without it (edited, or from a machine whose key was not
+  // carried) is set aside with a warning and the task starts afresh. A file that is damaged or
+  // belongs to another task is an InputError naming it. The caller still checks every field's
+  // shape and range against the task.
+  std::optional<std::string> load(uint64_t max_state_bytes);
   // Whether the task should save now: time, or a signal since its last save.
   bool due() const;
   // Saves atomically; then, when the run is being stopped, throws TaskInterrupted.
   void save(const std::string& state);
-  // Removes the file (the task's record is written).
+  // Removes the file (the task's record is written), never through a link.
   void remove() const;
 
   bool used() const { return used_.load(); }

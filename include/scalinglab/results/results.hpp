@@ -30,8 +30,14 @@ struct TaskResult {
 nlohmann::json task_to_json(const TaskResult& t);
 TaskResult task_from_json(const nlohmann::json& j);  // throws InputError on a malformed object
 
+// The longest line a record may take (a task's scalars and series as JSON). A longer line, or a
+// tail without a newline longer than this, was not written by a run: it is refused, never held.
+inline constexpr std::size_t kMaxRecordBytes = std::size_t{64} << 20;
+
 // Reads every complete line of `path` (missing file: empty). A malformed final line (cut by a
-// kill) is skipped; a malformed line elsewhere is an InputError naming file and line.
+// kill) is skipped; a malformed line elsewhere is an InputError naming file and line. The file is
+// opened without following a link, refused unless it is a regular file (a pipe never blocks the
+// reader), and streamed: memory holds one line of at most kMaxRecordBytes besides the records.
 std::vector<TaskResult> read_results(const std::string& path);
 
 class ResultsWriter {
@@ -44,6 +50,8 @@ class ResultsWriter {
   void append(const TaskResult& t);  // thread-safe; one write(2) per line
 
  private:
+  void repair_tail();  // drops a cut last line; refuses a tail no run could have written
+
   int fd_ = -1;
   std::mutex mutex_;
   std::string path_;
