@@ -152,7 +152,7 @@ std::vector<CounterfactualResult> read_counterfactuals(const std::string& dir) {
   if (!fs::is_regular_file(fs::symlink_status(file, ec))) return {};
   nlohmann::json j;
   try {
-    j = parse_json(read_file(file.string(), 64 << 20, "counterfactuals file"), file.string());
+    j = parse_json(read_entry(dir, "counterfactuals.json", 64 << 20, "counterfactuals file").value_or(""), file.string());
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file.string() + ": not a counterfactuals file (" + json_error_text(e) + ")");
   }

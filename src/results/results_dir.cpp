@@ -139,7 +139,8 @@ void ResultsDir::check_owner(const std::string& sweep_name, const std::string& m
   if (fs::exists(run_json, ec)) {
     std::string name, theirs;
     try {
-      const auto j = parse_json(read_file(run_json.string(), kMaxSweepFileBytes, "run.json"), run_json.string());
+      const auto text = read_entry(dir_.string(), "run.json", kMaxSweepFileBytes, "run.json");
+      const auto j = parse_json(text.value_or(""), run_json.string());
       name = j.value("name", "");
       theirs = j.value("measures", "");
     } catch (const std::exception&) {

@@ -93,11 +93,11 @@ std::string folder_link(const std::string& folder, const std::string& file) {
   return out + "/" + file;
 }
 
+// A figure of a sweep's folder, inlined into report.html: read without following a link (a planted
+// plot.svg -> ~/.ssh/id_rsa would otherwise be published in the report), as a regular file of at
+// most 64 MB.
 std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_entry(p.parent_path().string(), p.filename().string(), std::uint64_t{64} << 20, "figure").value_or("");
 }
 
 std::string base64(const std::string& in) {

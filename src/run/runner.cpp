@@ -68,8 +68,11 @@ void remove_checkpoints(const fs::path& dir) {
   ::rmdir(dir.c_str());  // only when empty; a link is not a folder and stays
 }
 
+// A small file of a results folder (sweep.toml, run.json), read without following a link.
 std::string read_small(const fs::path& path, const std::string& what) {
-  return read_file(path.string(), kMaxSweepFileBytes, what);
+  auto text = read_entry(path.parent_path().string(), path.filename().string(), kMaxSweepFileBytes, what);
+  if (!text) throw InputError(path.string() + ": no " + what + " there");
+  return std::move(*text);
 }
 
 std::string run_json(const Sweep& sweep, const SweepOrigin& origin) {
