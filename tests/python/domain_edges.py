@@ -130,11 +130,13 @@ def main():
     ap.add_argument("--no-python", action="store_true")
     a = ap.parse_args()
     all_cases = [c for c in cases(a.cli) if not a.only or c["measure"] == a.only]
-    bad, cli_refused = [], 0
+    bad, cli_refused, slow = [], 0, []
     t0 = time.time()
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         for c, (verdict, seconds, text) in zip(all_cases, ex.map(lambda c: run_cli(a.cli, c, a.timeout), all_cases)):
             cli_refused += verdict == "refused"
+            if seconds > 20:
+                slow.append((c, seconds))
             if verdict not in ("ok", "refused"):
                 bad.append(("cli", c, verdict, text))
     cli_seconds = time.time() - t0
@@ -152,8 +154,11 @@ def main():
         py_seconds = time.time() - t0
     for where, c, verdict, text in bad:
         print(f"FAIL [{where}] {c['measure']} {c['param']}={c['value']!r}: {verdict} {text}")
+    for c, seconds in slow:
+        print(f"slow [cli] {c['measure']} {c['param']}={c['value']!r}: {seconds:.1f} s")
     print(f"domain edges: {len(all_cases)} cases x 2 interfaces; refused with a sentence: {cli_refused} on the command "
-          f"line ({cli_seconds:.0f} s), {py_refused} in Python ({py_seconds:.0f} s); {len(bad)} failures")
+          f"line ({cli_seconds:.0f} s), {py_refused} in Python ({py_seconds:.0f} s); {len(bad)} failures; "
+          f"{len(slow)} command-line cases over 20 s")
     return 1 if bad else 0
 
 
