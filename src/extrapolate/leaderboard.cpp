@@ -8,6 +8,7 @@
 #include <map>
 
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/extrapolate/extrapolation_score.hpp"
 
 namespace scalinglab::extrapolate {
@@ -18,12 +19,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.8g}", v) : ""; }
 nlohmann::json jnum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 double jval(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : kNaN; }
@@ -193,23 +188,24 @@ void write_leaderboard(const std::string& out, const std::vector<WorldRun>& runs
       for (std::size_t r = 0; r < run.tables[j].size(); ++r) {
         const auto& t = run.tables[j][r];
         for (std::size_t i = 0; i < t.size(); ++i)
-          tables += fmt::format("{},{},{},{},{},{},{},{}\n", run.name, run.designs[j].name, r + 1, num(t.N[i]),
-                                num(t.D[i]), num(t.C[i]), num(t.budget[i]), num(t.loss[i]));
+          tables += fmt::format("{},{},{},{},{},{},{},{}\n", csv_cell(run.name), csv_cell(run.designs[j].name), r + 1,
+                                num(t.N[i]), num(t.D[i]), num(t.C[i]), num(t.budget[i]), num(t.loss[i]));
       }
     for (const auto& t : run.truth) {
-      truth += fmt::format("{},{:g},{},{},{},{},{},{},{},{},{},{},{},{}\n", run.name, t.horizon, num(t.C), num(t.N),
-                           num(t.N_lo), num(t.N_hi), num(t.D), num(t.L), num(t.L_lo), num(t.L_hi), t.points.size(),
-                           num(t.max_runs), t.identified ? 1 : 0, csv_text(t.note));
+      truth += fmt::format("{},{:g},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(run.name), t.horizon, num(t.C),
+                           num(t.N), num(t.N_lo), num(t.N_hi), num(t.D), num(t.L), num(t.L_lo), num(t.L_hi),
+                           t.points.size(), num(t.max_runs), t.identified ? 1 : 0, csv_cell(t.note));
       for (const auto& p : t.points)
-        curves += fmt::format("{},{:g},{},{},{},{}\n", run.name, t.horizon, num(p.N), num(p.loss), num(p.sem), num(p.runs));
+        curves += fmt::format("{},{:g},{},{},{},{}\n", csv_cell(run.name), t.horizon, num(p.N), num(p.loss), num(p.sem),
+                              num(p.runs));
     }
     for (const auto& s : run.scored)
-      preds += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{}\n", run.name,
-                           s.design, csv_text(s.method), s.replication, s.horizon, num(s.C), s.ok ? 1 : 0,
-                           csv_text(s.not_applicable), num(s.p.N.value), num(s.p.N.lo), num(s.p.N.hi), s.p.bounded ? 1 : 0,
-                           num(s.p.D.value), num(s.p.D.lo), num(s.p.D.hi), num(s.p.L.value), num(s.p.L.lo),
-                           num(s.p.L.hi), num(s.regret), num(s.compute_regret), s.bootstrap_failed, s.bootstrap_total,
-                           s.seconds, csv_text(s.note));
+      preds += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{}\n",
+                           csv_cell(run.name), csv_cell(s.design), csv_cell(s.method), s.replication, s.horizon,
+                           num(s.C), s.ok ? 1 : 0, csv_cell(s.not_applicable), num(s.p.N.value), num(s.p.N.lo),
+                           num(s.p.N.hi), s.p.bounded ? 1 : 0, num(s.p.D.value), num(s.p.D.lo), num(s.p.D.hi),
+                           num(s.p.L.value), num(s.p.L.lo), num(s.p.L.hi), num(s.regret), num(s.compute_regret),
+                           s.bootstrap_failed, s.bootstrap_total, s.seconds, csv_cell(s.note));
   }
   std::string lb =
       "world,kind,design,knob,main,design_cost,method,horizon,replications,status,why,failed,N_err_median,N_err_q25,"
@@ -223,10 +219,11 @@ void write_leaderboard(const std::string& out, const std::vector<WorldRun>& runs
     lb += fmt::format(
         "{},{},{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
         "{},{},{},{},{}\n",
-        r["world"].get<std::string>(), r["kind"].get<std::string>(), r["design"].get<std::string>(),
-        r["knob"].get<std::string>(), r["main"].get<bool>() ? 1 : 0, num(jval(r["design_cost"])),
-        csv_text(r["method"].get<std::string>()), r["horizon"].get<double>(), r["replications"].get<int>(),
-        r["status"].get<std::string>(), csv_text(r["why"].get<std::string>()), r["failed"].get<int>(),
+        csv_cell(r["world"].get<std::string>()), csv_cell(r["kind"].get<std::string>()),
+        csv_cell(r["design"].get<std::string>()), csv_cell(r["knob"].get<std::string>()), r["main"].get<bool>() ? 1 : 0,
+        num(jval(r["design_cost"])),
+        csv_cell(r["method"].get<std::string>()), r["horizon"].get<double>(), r["replications"].get<int>(),
+        csv_cell(r["status"].get<std::string>()), csv_cell(r["why"].get<std::string>()), r["failed"].get<int>(),
         num(jval(r["N_error"]["median"])), num(jval(r["N_error"]["q25"])), num(jval(r["N_error"]["q75"])),
         num(jval(r["N_abs_error"]["median"])), num(jval(r["D_error"]["median"])), num(jval(r["L_error"]["median"])),
         num(jval(r["L_error"]["q25"])), num(jval(r["L_error"]["q75"])), num(jval(r["L_abs_error"]["median"])),

@@ -1,0 +1,83 @@
+// Text from a user reaches the outputs inert for their readers: CSV cells are quoted and never start
+// a formula.
+// The command line is run as a user runs it, on the cheapest worlds (a deterministic bound,
+// microseconds a point).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/cli_process.hpp"
+#include "support/teacher_bound_world.hpp"
+#include "scalinglab/core/text_escape.hpp"
+#include "scalinglab/fit/data_table.hpp"
+
+namespace fs = std::filesystem;
+using scalinglab::testing::CliOutcome;
+using scalinglab::testing::run_cli_args;
+
+namespace {
+
+class UntrustedText : public scalinglab::testing::ScratchDirTest {
+ protected:
+  // A benchmark world of the bound with one design named `design`; methods are given on the command line.
+  fs::path world(const std::string& file, const std::string& design) {
+    return write(file, std::string(scalinglab::testing::kTeacherBoundHead) + "[benchmark]\n"
+                       "budgets = [1e8, 1e10]\nsizes = [30, 30000]\nshift = 0.5\nhorizons = [10]\n"
+                       "designs = [{ name = \"" + design + "\", per_decade = 2, sizes = 7, runs = 1 }]\n"
+                       "bootstrap = 0\nrefine = 0\ntruth_sizes = 7\n");
+  }
+  CliOutcome benchmark(const fs::path& world_file, const fs::path& predictions) {
+    return run_cli_args({"extrapolate", "--benchmark", world_file.string(), "--methods", "approach2", "--predictions",
+                         predictions.string(), "--out", (dir / "out").string(), "--quiet", "--threads", "1"});
+  }
+  std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+};
+
+const char* kPredictionsHeader = "world,design,replication,horizon,method,N_opt,N_lo,N_hi,L_opt,L_lo,L_hi\n";
+
+// A world file `w,x<b>.toml`, a design `=1+2,lean` and a method `@SUM(1+1)` give CSV files of
+// the header's field count whose cells never start a formula; numbers are written as they are.
+TEST_F(UntrustedText, BenchmarkCsvCellsAreQuotedAndNeverStartAFormula) {
+  const fs::path w = world("w,x<b>.toml", "=1+2,lean");
+  const fs::path p =
+      write("p.csv", std::string(kPredictionsHeader) + "\"w,x<b>\",\"=1+2,lean\",1,10,@SUM(1+1),1000,,,,,\n");
+  const CliOutcome o = benchmark(w, p);
+  ASSERT_EQ(o.status, 0) << o.out;
+  for (const char* name : {"leaderboard.csv", "predictions.csv", "tables.csv", "truth.csv", "truth-curves.csv"}) {
+    SCOPED_TRACE(name);
+    scalinglab::fit::DataTable t;
+    ASSERT_NO_THROW(t = scalinglab::fit::read_csv((dir / "out" / name).string()));  // every row as wide as the header
+    ASSERT_GT(t.rows(), 0u);
+    for (std::size_t r = 0; r < t.rows(); ++r)
+      for (std::size_t c = 0; c < t.names.size(); ++c) {
+        const std::string cell(t.cell(r, c));
+        if (!cell.empty() && std::string("=+-@\t\r").find(cell[0]) != std::string::npos) {
+          EXPECT_TRUE(scalinglab::is_number_text(cell)) << t.names[c] << " = " << cell;
+        }
+      }
+    ASSERT_EQ(t.names[0], "world");
+    for (std::size_t r = 0; r < t.rows(); ++r) EXPECT_EQ(t.cell(r, 0), "w,x<b>") << r;
+  }
+  const scalinglab::fit::DataTable lb = scalinglab::fit::read_csv((dir / "out" / "leaderboard.csv").string());
+  std::vector<std::string> designs, methods;
+  for (std::size_t r = 0; r < lb.rows(); ++r) {
+    for (std::size_t c = 0; c < lb.names.size(); ++c) {
+      if (lb.names[c] == "design") designs.emplace_back(lb.cell(r, c));
+      if (lb.names[c] == "method") methods.emplace_back(lb.cell(r, c));
+    }
+  }
+  EXPECT_NE(std::find(designs.begin(), designs.end(), "'=1+2,lean"), designs.end());
+  EXPECT_NE(std::find(methods.begin(), methods.end(), "'@SUM(1+1)"), methods.end());
+  EXPECT_NE(std::find(methods.begin(), methods.end(), "approach2"), methods.end());
+}
+
+}  // namespace
