@@ -9,6 +9,7 @@
 
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/text_escape.hpp"
+#include "scalinglab/core/utf8.hpp"
 #include "scalinglab/extrapolate/extrapolation_score.hpp"
 
 namespace scalinglab::extrapolate {
@@ -101,7 +102,7 @@ void score_regret(WorldRun& run) {
 }
 
 nlohmann::json world_json(const WorldRun& run) {
-  nlohmann::json wj = {{"name", run.name},           {"file", run.path},
+  nlohmann::json wj = {{"name", run.name},           {"file", valid_utf8(run.path)},
                        {"kind", run.kind},           {"measure", run.measure},
                        {"deterministic", run.deterministic}, {"replications", run.replications},
                        {"small_seconds", run.small_seconds}, {"truth_seconds", run.truth_seconds},
@@ -241,7 +242,9 @@ void write_leaderboard(const std::string& out, const std::vector<WorldRun>& runs
   write_file(out + "/truth-curves.csv", curves);
   write_file(out + "/predictions.csv", preds);
   write_file(out + "/leaderboard.csv", lb);
-  write_file(out + "/leaderboard.json", report.dump(2) + "\n");
+  // Every name in the report was checked before the runs; a byte of a path that is not UTF-8 is
+  // replaced rather than allowed to cost the runs.
+  write_file(out + "/leaderboard.json", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file(out + "/leaderboard.md", markdown(report));
 }
 

@@ -1,5 +1,5 @@
-// Text from a user reaches the outputs inert for their readers: CSV cells are quoted and never start
-// a formula.
+// Text from a user reaches the outputs inert for their readers: names that cannot be written are
+// refused before any run (exit 2, one sentence), CSV cells are quoted and never start a formula.
 // The command line is run as a user runs it, on the cheapest worlds (a deterministic bound,
 // microseconds a point).
 #include <gtest/gtest.h>
@@ -43,6 +43,27 @@ class UntrustedText : public scalinglab::testing::ScratchDirTest {
 };
 
 const char* kPredictionsHeader = "world,design,replication,horizon,method,N_opt,N_lo,N_hi,L_opt,L_lo,L_hi\n";
+
+// A method or design name of --predictions that is not UTF-8, or holds a control character,
+// is refused with the file and line before the first run, not by the JSON writer after the last.
+TEST_F(UntrustedText, PredictionsNamesThatCannotBeWrittenAreRefusedBeforeAnyRun) {
+  const fs::path w = world("w.toml", "a");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"w,a,1,10,m\xff" "x,1000,,,,,\n", "0xFF"},       // a byte that is not UTF-8 in the method
+      {"w,a\x1b[2J,1,10,m,1000,,,,,\n", "0x1B"},        // a terminal escape in the design
+      {"w,a,1,10,\xc2\x9b" "31m,1000,,,,,\n", "U+009B"}};  // a C1 control in the method
+  for (const auto& [row, what] : bad) {
+    const fs::path p = write("p.csv", std::string(kPredictionsHeader) + "w,a,1,10,fine,1000,,,,,\n" + row);
+    const CliOutcome o = benchmark(w, p);
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("p.csv line 3"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(what), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("json"), std::string::npos) << o.out;
+    EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;  // one sentence
+    EXPECT_EQ(o.out.find('\x1b'), std::string::npos) << o.out;
+    EXPECT_FALSE(fs::exists(dir / "out")) << "work started before the refusal: " << o.out;
+  }
+}
 
 // A world file `w,x<b>.toml`, a design `=1+2,lean` and a method `@SUM(1+1)` give CSV files of
 // the header's field count whose cells never start a formula; numbers are written as they are.
