@@ -260,14 +260,9 @@ std::string coverage_cell(const nlohmann::json& c) {
   return fmt::format("{}/{} ({:.2f}-{:.2f})", c["covered"].get<int>(), c["total"].get<int>(), c["lo"].get<double>(),
                      c["hi"].get<double>());
 }
-std::string md_text(const std::string& s) {  // text in a table cell: no pipes, no line breaks
-  std::string o;
-  for (char c : s) o += c == '|' ? std::string("\\|") : (c == '\n' || c == '\r') ? std::string(" ") : std::string(1, c);
-  return o;
-}
 // ok / not applicable (why) / failed k of R (why), with what else a reader must know.
 std::string status_cell(const nlohmann::json& r) {
-  const std::string status = r["status"].get<std::string>(), why = md_text(r["why"].get<std::string>());
+  const std::string status = r["status"].get<std::string>(), why = markdown_text(r["why"].get<std::string>());
   if (status == "not applicable") return "not applicable (" + why + ")";
   const int failed = r["failed"].get<int>(), reps = r["replications"].get<int>();
   std::string s = failed == 0 ? "ok" : fmt::format("failed {} of {} ({})", failed, reps, why);
@@ -280,7 +275,8 @@ std::string status_cell(const nlohmann::json& r) {
     extra.push_back(fmt::format("{} of {} bootstrap refits without a frontier", r["bootstrap_failed"].get<int>(),
                                 r["bootstrap_total"].get<int>()));
   if (r["L_missing"].get<int>() > 0 && status == "ok")
-    extra.push_back(fmt::format("no L_opt in {}: {}", r["L_missing"].get<int>(), md_text(r["L_note"].get<std::string>())));
+    extra.push_back(
+        fmt::format("no L_opt in {}: {}", r["L_missing"].get<int>(), markdown_text(r["L_note"].get<std::string>())));
   if (!r["truth_identified"].get<bool>()) extra.push_back("truth unidentified");
   else if (r["truth_noise_dominates"].get<bool>()) extra.push_back("error within the truth's own noise");
   for (const auto& e : extra) s += "; " + e;
@@ -291,7 +287,7 @@ std::string status_cell(const nlohmann::json& r) {
 std::string markdown(const nlohmann::json& j) {
   std::string s = "# Extrapolation leaderboard\n\n";
   s += fmt::format("Profile: {}. {} world(s), {} method(s); {:.0f} s in all.\n\n",
-                   j["profile"].get<std::string>().empty() ? "default" : j["profile"].get<std::string>(),
+                   j["profile"].get<std::string>().empty() ? "default" : markdown_text(j["profile"].get<std::string>()),
                    j["worlds"].size(), j["methods"].size(), j["seconds"].get<double>());
   s += "Errors are prediction / truth - 1: the median over replications and, in brackets, the quartiles. "
        "Regret: the true loss at the predicted N_opt over the true optimum, minus 1 (median); in compute: the extra "
@@ -299,8 +295,8 @@ std::string markdown(const nlohmann::json& j) {
        "contains the truth, with its Wilson 95% interval; width/spread: the intervals' median half-width over 1.96 "
        "standard deviations of the predictions across replications (above 1: wider than the scatter).\n\n";
   for (const auto& w : j["worlds"]) {
-    s += fmt::format("## {} ({}, {} replication{})\n\n", md_text(w["name"].get<std::string>()),
-                     md_text(w["measure"].get<std::string>()), w["replications"].get<int>(),
+    s += fmt::format("## {} ({}, {} replication{})\n\n", markdown_text(w["name"].get<std::string>()),
+                     markdown_text(w["measure"].get<std::string>()), w["replications"].get<int>(),
                      w["replications"].get<int>() == 1 ? "" : "s");
     for (const auto& t : w["truth"]) {
       s += fmt::format("- truth at {:g}x (C = {:.3g}): N_opt = {}, L_opt = {}", t["horizon"].get<double>(),
@@ -310,7 +306,7 @@ std::string markdown(const nlohmann::json& j) {
         s += fmt::format(" (its own 95% interval on N_opt: {:.4g} to {:.4g}, +-{:.0f}%, {:g} runs per point)",
                          t["N_lo"].get<double>(), t["N_hi"].get<double>(), 100 * t["N_spread"].get<double>(),
                          t["runs_per_point"].get<double>());
-      if (!t["note"].get<std::string>().empty()) s += "; " + md_text(t["note"].get<std::string>());
+      if (!t["note"].get<std::string>().empty()) s += "; " + markdown_text(t["note"].get<std::string>());
       s += "\n";
     }
     s += fmt::format("- times: small runs {:.0f} s, truth {:.0f} s, fits {:.0f} s\n\n", w["small_seconds"].get<double>(),
@@ -320,8 +316,9 @@ std::string markdown(const nlohmann::json& j) {
     for (const auto& r : j["rows"]) {
       if (r["world"] != w["name"] || !r["main"].get<bool>()) continue;
       const auto& ws = r["N_width_over_spread"];
-      s += fmt::format("| {} | {} | {:g}x | {} | {} | {} | {} | {} | {} | {} |\n", md_text(r["design"].get<std::string>()),
-                       md_text(r["method"].get<std::string>()), r["horizon"].get<double>(), status_cell(r),
+      s += fmt::format("| {} | {} | {:g}x | {} | {} | {} | {} | {} | {} | {} |\n",
+                       markdown_text(r["design"].get<std::string>()), markdown_text(r["method"].get<std::string>()),
+                       r["horizon"].get<double>(), status_cell(r),
                        spread_cell(r["N_error"]), spread_cell(r["L_error"]), pct_abs(r["regret"]["median"]),
                        pct_abs(r["compute_regret"]["median"]), coverage_cell(r["N_coverage"]),
                        ws.is_number() ? fmt::format("{:.2f}", ws.get<double>()) : "—");
@@ -336,9 +333,9 @@ std::string markdown(const nlohmann::json& j) {
     for (const auto& t : w["truth"]) hmax = std::max(hmax, t["horizon"].get<double>());
     for (const auto& r : j["rows"])
       if (r["world"] == w["name"] && r["horizon"].get<double>() == hmax && r["status"] == "ok")
-        s += fmt::format("| {} | {} | {} | {:.3g} | {} | {} | {} |\n", md_text(r["world"].get<std::string>()),
-                         r["knob"].get<std::string>(), md_text(r["design"].get<std::string>()),
-                         r["design_cost"].get<double>(), md_text(r["method"].get<std::string>()),
+        s += fmt::format("| {} | {} | {} | {:.3g} | {} | {} | {} |\n", markdown_text(r["world"].get<std::string>()),
+                         r["knob"].get<std::string>(), markdown_text(r["design"].get<std::string>()),
+                         r["design_cost"].get<double>(), markdown_text(r["method"].get<std::string>()),
                          pct_abs(r["N_abs_error"]["median"]), pct_abs(r["regret"]["median"]));
   }
   return s;

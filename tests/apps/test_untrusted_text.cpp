@@ -1,7 +1,7 @@
 // Text from a user reaches the outputs inert for their readers: names that cannot be written are
-// refused before any run (exit 2, one sentence), CSV cells are quoted and never start a formula.
-// The command line is run as a user runs it, on the cheapest worlds (a deterministic bound,
-// microseconds a point).
+// refused before any run (exit 2, one sentence), CSV cells are quoted and never start a formula, and
+// Markdown shows HTML as text. The command line is run as a user runs it, on the cheapest worlds (a
+// deterministic bound, microseconds a point).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,6 +34,7 @@ class UntrustedText : public scalinglab::testing::ScratchDirTest {
     return run_cli_args({"extrapolate", "--benchmark", world_file.string(), "--methods", "approach2", "--predictions",
                          predictions.string(), "--out", (dir / "out").string(), "--quiet", "--threads", "1"});
   }
+  CliOutcome reproduce_hostile_paper();
   std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream s;
@@ -99,6 +100,50 @@ TEST_F(UntrustedText, BenchmarkCsvCellsAreQuotedAndNeverStartAFormula) {
   EXPECT_NE(std::find(designs.begin(), designs.end(), "'=1+2,lean"), designs.end());
   EXPECT_NE(std::find(methods.begin(), methods.end(), "'@SUM(1+1)"), methods.end());
   EXPECT_NE(std::find(methods.begin(), methods.end(), "approach2"), methods.end());
+}
+
+// HTML in a world file's name, a design's and a method's reaches leaderboard.md as text.
+TEST_F(UntrustedText, LeaderboardMarkdownShowsHtmlAsText) {
+  const fs::path w = world("<svg onload=alert(2)>.toml", "<img src=x onerror=alert(1)>");
+  const fs::path p = write("p.csv", std::string(kPredictionsHeader) +
+                                        "<svg onload=alert(2)>,<img src=x onerror=alert(1)>,1,10,"
+                                        "<script>alert(3)</script>,1000,,,,,\n");
+  const CliOutcome o = benchmark(w, p);
+  ASSERT_EQ(o.status, 0) << o.out;
+  const std::string md = slurp(dir / "out" / "leaderboard.md");
+  for (const char* raw : {"<svg", "<img", "<script", "</script"})
+    EXPECT_EQ(md.find(raw), std::string::npos) << raw << "\n" << md;
+  EXPECT_NE(md.find("## &lt;svg onload=alert(2)&gt; ("), std::string::npos) << md;
+  EXPECT_NE(md.find("| &lt;img src=x onerror=alert(1)&gt; | &lt;script&gt;alert(3)&lt;/script&gt; |"),
+            std::string::npos)
+      << md;
+}
+
+// A paper of one sweep whose file name, title and claim hold HTML and terminal escapes (OSC 52 sets
+// the clipboard, CSI 2J clears the screen), reproduced.
+CliOutcome UntrustedText::reproduce_hostile_paper() {
+  fs::create_directories(dir / "experiments" / "tiny");
+  write("experiments/tiny/<svg onload=alert(2)>.toml",
+        "measure = \"memory.infinite_memory_error\"\n"
+        "title = \"<script>alert(1)</script> \\u001b]52;c;ZXZpbA==\\u0007\\u001b[2J\"\n"
+        "[params]\nN = 10000\nalpha = 2.0\n[grid]\nT = \"logspace(100, 10000, 5)\"\n"
+        "[[check]]\nclaim = \"<script>alert(3)</script> `x` | \\u001b[2J\"\n"
+        "slope = { x = \"T\", y = \"error\", expect = -0.5, tol = 0.05 }\n");
+  return run_cli_args({"reproduce", "tiny", "--experiments", (dir / "experiments").string(), "--out",
+                       (dir / "out").string(), "--quiet", "--threads", "1"});
+}
+
+// That paper's report.md shows the HTML and the escapes as text.
+TEST_F(UntrustedText, ReportMarkdownShowsTitlesClaimsAndFileNamesAsText) {
+  const CliOutcome o = reproduce_hostile_paper();
+  ASSERT_EQ(o.status, 0) << o.out;
+  const std::string md = slurp(dir / "out" / "report.md");
+  for (const char* raw : {"<svg", "<script", "</script", "\x1b", "\x07"})
+    EXPECT_EQ(md.find(raw), std::string::npos) << md;
+  EXPECT_NE(md.find("## &lt;svg onload=alert(2)&gt;: &lt;script&gt;alert(1)&lt;/script&gt; \\x1B\\]52;"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| &lt;script&gt;alert(3)&lt;/script&gt; \\`x\\` \\| \\x1B\\[2J |"), std::string::npos) << md;
 }
 
 }  // namespace
