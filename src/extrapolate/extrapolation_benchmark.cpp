@@ -34,7 +34,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void progress(const BenchmarkOptions& o, const std::string& text) {
-  if (!o.quiet) std::fprintf(stderr, "%s\n", text.c_str());
+  if (!o.quiet) std::fprintf(stderr, "%s\n", terminal_text(text).c_str());
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

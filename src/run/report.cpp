@@ -185,7 +185,7 @@ std::optional<ClaimsSection> claims_section(const fs::path& experiments, const s
     s.statuses = item_statuses(s.index, results);
     return s;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "scalinglab: warning: no claims table: %s\n", e.what());
+    std::fprintf(stderr, "scalinglab: warning: no claims table: %s\n", terminal_text(e.what()).c_str());
     return std::nullopt;
   }
 }
@@ -427,12 +427,14 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
                          " already holds results: pass --resume to continue that reproduce, or choose another --out");
     }
   const ResultsDir held(out_dir);  // one reproduce per folder at a time
-  std::printf("reproducing %s (profile %s): %zu sweep%s into %s\n", options.paper.c_str(), options.profile.c_str(),
-              reports.size(), reports.size() == 1 ? "" : "s", out_dir.c_str());
+  // Names, titles and paths printed through terminal_text: a title's escape sequence is shown, not run.
+  std::printf("reproducing %s (profile %s): %zu sweep%s into %s\n", terminal_text(options.paper).c_str(),
+              terminal_text(options.profile).c_str(), reports.size(), reports.size() == 1 ? "" : "s",
+              terminal_text(out_dir.string()).c_str());
   for (std::size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
-    std::printf("\n[%zu/%zu] %s: %s\n", i + 1, reports.size(), r.sweep.name.c_str(),
-                r.sweep.title.empty() ? r.sweep.name.c_str() : r.sweep.title.c_str());
+    std::printf("\n[%zu/%zu] %s: %s\n", i + 1, reports.size(), terminal_text(r.sweep.name).c_str(),
+                terminal_text(r.sweep.title.empty() ? r.sweep.name : r.sweep.title).c_str());
     std::fflush(stdout);
     RunOptions run;
     run.out_dir = (out_dir / r.sweep.name).string();
@@ -453,7 +455,7 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
       r.error = e.what();  // a failed computation: report it, go on with the other sweeps
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!r.error.empty()) std::printf("ERROR %s\n", r.error.c_str());
+    if (!r.error.empty()) std::printf("ERROR %s\n", terminal_text(r.error).c_str());
     for (const auto& c : r.outcome.checks) std::printf("%s\n", c.line().c_str());
     std::printf("(%s)\n", timing_text(r).c_str());
     std::fflush(stdout);
@@ -470,7 +472,7 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
   const Totals t = count(reports);
   result.passed = t.passed;
   result.failed = t.failed;
-  std::printf("\nreport: %s\n%s\n", result.report_path.c_str(), categories_line(t).c_str());
+  std::printf("\nreport: %s\n%s\n", terminal_text(result.report_path).c_str(), categories_line(t).c_str());
   if (claims) std::printf("items of the paper: %s\n", item_counts(claims->statuses).c_str());
   std::printf("%s\n", summary_line(t).c_str());
   return result;

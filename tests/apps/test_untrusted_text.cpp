@@ -1,7 +1,7 @@
 // Text from a user reaches the outputs inert for their readers: names that cannot be written are
-// refused before any run (exit 2, one sentence), CSV cells are quoted and never start a formula, and
-// Markdown shows HTML as text. The command line is run as a user runs it, on the cheapest worlds (a
-// deterministic bound, microseconds a point).
+// refused before any run (exit 2, one sentence), CSV cells are quoted and never start a formula,
+// Markdown shows HTML as text, and the terminal never receives an escape sequence. The command
+// line is run as a user runs it, on the cheapest worlds (a deterministic bound, microseconds a point).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,6 +144,16 @@ TEST_F(UntrustedText, ReportMarkdownShowsTitlesClaimsAndFileNamesAsText) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| &lt;script&gt;alert(3)&lt;/script&gt; \\`x\\` \\| \\x1B\\[2J |"), std::string::npos) << md;
+}
+
+// What the terminal receives of it (the title line, the check line) holds no control character.
+TEST_F(UntrustedText, TerminalShowsEscapeSequencesOfTitlesAndClaimsAsText) {
+  const CliOutcome o = reproduce_hostile_paper();
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_EQ(o.out.find('\x1b'), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find('\x07'), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("<script>alert(1)</script> \\x1B]52;c;ZXZpbA==\\x07\\x1B[2J"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("PASS  <script>alert(3)</script> `x` | \\x1B[2J: slope"), std::string::npos) << o.out;
 }
 
 }  // namespace
