@@ -11,6 +11,7 @@
 #include "scalinglab/claims/claims.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/results/results_dir.hpp"
 #include "scalinglab/run/report.hpp"
 
@@ -122,7 +123,7 @@ void add_claims(CLI::App& app, Action& action) {
         const std::string diff = compare_claims_markdown(read_file(o->verify, 16 << 20, "claims table"), md, given);
         if (!diff.empty()) {
           std::fprintf(stderr, "%s differs from the fresh table (regenerate it with `scalinglab claims %s --write`):\n%s",
-                       o->verify.c_str(), o->paper.c_str(), diff.c_str());
+                       terminal_text(o->verify).c_str(), terminal_text(o->paper).c_str(), terminal_text(diff).c_str());
           return 1;
         }
         std::printf("%s agrees with the fresh table (%zu items; statuses compared: %s)\n", o->verify.c_str(),

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/extrapolate/extrapolate.hpp"
 #include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_method.hpp"
@@ -58,7 +59,7 @@ void add_extrapolate(CLI::App& app, Action& action) {
             b->plan_only)
           throw InputError("extrapolate: --methods, --law, --replications, --bootstrap, --predictions and --plan need --benchmark");
         const auto report = extrapolate::run_extrapolation(files->front(), *o);
-        std::cout << (*json ? report.dump(2) + "\n" : extrapolate::extrapolation_text(report));
+        std::cout << (*json ? report.dump(2) + "\n" : terminal_text(extrapolate::extrapolation_text(report)));
         return 0;
       }
       extrapolate::BenchmarkOptions bo = *b;
@@ -71,10 +72,10 @@ void add_extrapolate(CLI::App& app, Action& action) {
       for (const auto& l : *laws) bo.methods.push_back("law:" + l);
       const auto report = extrapolate::run_benchmark(*files, bo);
       if (bo.plan_only) {
-        std::cout << (*json ? report.dump(2) + "\n" : report["plan_text"].get<std::string>());
+        std::cout << (*json ? report.dump(2) + "\n" : terminal_text(report["plan_text"].get<std::string>()));
         return 0;
       }
-      std::cout << (*json ? report.dump(2) + "\n" : extrapolate::leaderboard_markdown(report));
+      std::cout << (*json ? report.dump(2) + "\n" : terminal_text(extrapolate::leaderboard_markdown(report)));
       return 0;
     };
   });

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/run/runner.hpp"
 
 namespace scalinglab::cli {
@@ -27,7 +28,7 @@ void add_merge(CLI::App& app, Action& action) {
       const RunOutcome r = merge_shards(o->shards, o->out, o->quiet);
       for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());
       if (!o->quiet) std::printf("merged %zu of %zu tasks; outputs in %s\n", r.tasks_skipped, r.tasks_total,
-                                 outcome_summary(r).c_str());
+                                 terminal_text(outcome_summary(r)).c_str());
       if (r.tasks_missing > 0) {  // an incomplete merge is never a success, whatever its checks say
         std::fprintf(stderr,
                      "scalinglab: error: merge: %zu of %zu tasks are missing (has every shard run to the end? run the "

@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "plan_options.hpp"
 #include "scalinglab/core/duration.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/run/report.hpp"
 #include "scalinglab/run/runner.hpp"
@@ -36,7 +37,7 @@ void add_reproduce(CLI::App& app, Action& action) {
     action = [o, every, plan] {
       if (plan->requested()) {
         const PlanOptions options = plan->resolved(o->threads);
-        std::fputs(plan_text(plan_paper(*o, options), options).c_str(), stdout);
+        std::fputs(terminal_text(plan_text(plan_paper(*o, options), options)).c_str(), stdout);
         return 0;
       }
       o->checkpoint_every = parse_duration(*every, "--checkpoint-every");
@@ -45,7 +46,7 @@ void add_reproduce(CLI::App& app, Action& action) {
       try {
         r = reproduce(*o);
       } catch (const RunInterrupted& e) {
-        std::fprintf(stderr, "scalinglab: %s\n", e.what());
+        std::fprintf(stderr, "scalinglab: %s\n", terminal_text(e.what()).c_str());
         return kExitInterrupted;
       }
       return r.failed > 0 ? 1 : 0;

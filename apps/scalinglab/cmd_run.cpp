@@ -10,6 +10,7 @@
 #include "scalinglab/cluster/job_environment.hpp"
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/run/runner.hpp"
 #ifdef SCALINGLAB_HAVE_MPI
@@ -73,7 +74,7 @@ void add_run(CLI::App& app, Action& action) {
         if (!o->shard.empty()) throw InputError("--plan estimates the whole sweep: drop --shard");
         const Sweep sweep = load_sweep(o->file, o->profile, o->sets);
         require_known_profile(sweep, o->profile);
-        std::fputs(plan_text({plan_sweep(sweep, options)}, options).c_str(), stdout);
+        std::fputs(terminal_text(plan_text({plan_sweep(sweep, options)}, options)).c_str(), stdout);
         return 0;
       }
       const bool as_rank = launched_as_mpi_job();
@@ -107,21 +108,22 @@ void add_run(CLI::App& app, Action& action) {
       try {
         r = run_sweep(sweep, opts);
       } catch (const RunInterrupted& e) {
-        std::fprintf(stderr, "scalinglab: %s\n", e.what());
+        std::fprintf(stderr, "scalinglab: %s\n", terminal_text(e.what()).c_str());
         return kExitInterrupted;
       }
       if (!r.aggregated) {
         std::printf("shard %llu/%llu: %zu tasks (%zu run now, %zu done before) in %s\n",
                     static_cast<unsigned long long>(opts.shard_index), static_cast<unsigned long long>(opts.shard_count),
-                    r.tasks_total, r.tasks_run, r.tasks_skipped, r.out_dir.c_str());
+                    r.tasks_total, r.tasks_run, r.tasks_skipped, terminal_text(r.out_dir).c_str());
         std::printf("when all %llu shards have run (each with its own --out), join them and finish the sweep with:\n"
                     "  scalinglab merge results/%s %s OTHER_SHARD_DIR...\n",
-                    static_cast<unsigned long long>(opts.shard_count), sweep.name.c_str(), r.out_dir.c_str());
+                    static_cast<unsigned long long>(opts.shard_count), terminal_text(sweep.name).c_str(),
+                    terminal_text(r.out_dir).c_str());
         return 0;
       }
       for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());
       if (!o->quiet) std::printf("%zu tasks (%zu run now, %zu done before); outputs in %s\n", r.tasks_total,
-                                 r.tasks_run, r.tasks_skipped, outcome_summary(r).c_str());
+                                 r.tasks_run, r.tasks_skipped, terminal_text(outcome_summary(r)).c_str());
       return r.all_passed() ? 0 : 1;
     };
   });

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/limits.hpp"
 
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::fprintf(stderr, "scalinglab: error: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+      std::fprintf(stderr, "scalinglab: error: unknown command '%s' (commands: %s)\n",
+                   scalinglab::terminal_text(argv[1]).c_str(), names.c_str());
       return 2;
     }
   }
@@ -75,12 +77,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "scalinglab: error: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "scalinglab: error: %s (see --help)\n", scalinglab::terminal_text(e.what()).c_str());
     return 2;
   }
   scalinglab::set_limits(limits);
   // Every error ends here as one sentence: bad input and exhausted resources (memory, disk, files)
-  // exit 2, since the user can act on them; a failed computation exits 1.
+  // exit 2, since the user can act on them; a failed computation exits 1. Messages quote file names
+  // and values from the user: printed through terminal_text, an escape sequence among them is shown.
+  using scalinglab::terminal_text;
   try {
     const int status = action ? action() : 0;
     // Output that never reached its file (stdout redirected to a full disk, /dev/full) is an error,
@@ -95,7 +99,7 @@ int main(int argc, char** argv) {
     }
     return status;
   } catch (const scalinglab::InputError& e) {
-    std::fprintf(stderr, "scalinglab: error: %s\n", e.what());
+    std::fprintf(stderr, "scalinglab: error: %s\n", terminal_text(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
@@ -105,16 +109,16 @@ int main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     std::string what = e.path1().string();
     if (!e.path2().empty()) what += " -> " + e.path2().string();
-    std::fprintf(stderr, "scalinglab: error: %s: %s\n", what.c_str(), e.code().message().c_str());
+    std::fprintf(stderr, "scalinglab: error: %s: %s\n", terminal_text(what).c_str(), e.code().message().c_str());
     return 2;
   } catch (const std::invalid_argument& e) {  // a world's own check of its arguments
-    std::fprintf(stderr, "scalinglab: error: invalid input: %s\n", e.what());
+    std::fprintf(stderr, "scalinglab: error: invalid input: %s\n", terminal_text(e.what()).c_str());
     return 2;
   } catch (const std::system_error& e) {
     std::fprintf(stderr, "scalinglab: error: %s\n", e.code().message().c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "scalinglab: failure: %s\n", e.what());
+    std::fprintf(stderr, "scalinglab: failure: %s\n", terminal_text(e.what()).c_str());
     return 1;
   }
 }

@@ -15,6 +15,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/core/stats.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/results/aggregate.hpp"
 #include "scalinglab/results/results.hpp"
 
@@ -53,7 +54,7 @@ std::string CheckResult::line() const {
   const std::string m = margin_text(margin, margin_unit);
   if (!m.empty()) out += " [margin " + m + "]";
   if (!passed && !known_failure.empty()) out += " [known: " + known_failure + "]";
-  return out;
+  return terminal_text(out);  // claims and measured text come from sweep files: no escape sequence runs
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/json_input.hpp"
+#include "scalinglab/core/text_escape.hpp"
 
 namespace fs = std::filesystem;
 
@@ -85,12 +86,12 @@ std::string CounterfactualResult::verdict_text() const {
 std::string CounterfactualResult::line() const {
   const char* status = !error.empty() ? "ERROR  " : rejected ? "REJECTS" : "ACCEPTS";
   std::string out = std::string(status) + "  " + name() + " with " + set_text() + ", " + verdict_text();
-  if (!error.empty()) return out;
+  if (!error.empty()) return terminal_text(out);
   out += ": " + measured + " (expected " + expected + ")";
   if (!rejected)
     out += not_evidence.empty() ? " [the check passes on a model without its mechanism: " + why + "]"
                                 : " [declared no evidence: " + not_evidence + "]";
-  return out;
+  return terminal_text(out);
 }
 
 nlohmann::json CounterfactualResult::to_json() const {

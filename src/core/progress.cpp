@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "scalinglab/core/cost_model.hpp"
+#include "scalinglab/core/text_escape.hpp"
 
 namespace scalinglab {
 
@@ -14,8 +15,9 @@ Progress::Progress(std::size_t total, std::size_t done, std::string label, bool 
     : Progress(total, done, std::move(label), quiet ? Mode::Off : (::isatty(STDERR_FILENO) ? Mode::Bar : Mode::Lines),
                std::move(unit)) {}
 
+// The label names a sweep or a file: printed through terminal_text, so it cannot move the cursor.
 Progress::Progress(std::size_t total, std::size_t done, std::string label, Mode mode, std::string unit)
-    : total_(total), done_(done), resumed_(done), label_(std::move(label)), unit_(std::move(unit)), mode_(mode) {
+    : total_(total), done_(done), resumed_(done), label_(terminal_text(label)), unit_(std::move(unit)), mode_(mode) {
   start_ = last_draw_ = Clock::now();
   last_decile_ = total_ ? done_ * 10 / total_ : 10;
   if (mode_ == Mode::Lines) {

@@ -17,6 +17,7 @@
 #include "scalinglab/core/expression.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/utf8.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/frontier.hpp"
@@ -183,7 +184,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   std::string why;
   const bool have_opt = slice_minimum(logn, target.loss, w, measured, why);
   nlohmann::json j;
-  j["file"] = path;
+  j["file"] = valid_utf8(path);  // a byte of the path that is not UTF-8 must not stop the JSON writer
   j["measure"] = measure_name;
   j["target"] = spec.target;
   j["budgets"] = spec.budgets;

@@ -16,6 +16,8 @@
 #include "leaderboard.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/text_escape.hpp"
+#include "scalinglab/core/utf8.hpp"
 #include "scalinglab/extrapolate/extrapolation_plot.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_method.hpp"
@@ -32,7 +34,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void progress(const BenchmarkOptions& o, const std::string& text) {
-  if (!o.quiet) std::fprintf(stderr, "%s\n", text.c_str());
+  if (!o.quiet) std::fprintf(stderr, "%s\n", terminal_text(text).c_str());
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -222,11 +224,22 @@ std::vector<ExternalRow> read_external(const std::string& path) {
     if (!v) throw InputError(fmt::format("{} line {}: {} = '{}' is not a number", path, t.lines[r], col, s));
     return *v;
   };
+  // The names are written to every output (JSON, CSV, Markdown, the terminal): checked here, before
+  // any run, rather than refused by the JSON writer once the runs are done.
+  auto name = [&](std::size_t r, const std::string& col) {
+    std::string s = cell(r, col);
+    if (const std::string why = unprintable_reason(s); !why.empty())
+      throw InputError(fmt::format("{} line {}: the {} name holds {}; names are UTF-8 text without control characters",
+                                   path, t.lines[r], col, why));
+    if (s.empty() && col == "method")
+      throw InputError(fmt::format("{} line {}: the method name is empty", path, t.lines[r]));
+    return s;
+  };
   for (std::size_t r = 0; r < t.rows(); ++r) {
     ExternalRow e;
-    e.world = cell(r, "world");
+    e.world = name(r, "world");
     Scored& s = e.s;
-    s.design = cell(r, "design"), s.method = cell(r, "method");
+    s.design = name(r, "design"), s.method = name(r, "method");
     s.replication = static_cast<int>(value(r, "replication"));
     s.horizon = value(r, "horizon");
     s.p.N = {value(r, "N_opt"), value(r, "N_lo"), value(r, "N_hi")};
@@ -268,8 +281,15 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
     const std::string name = h ? held.back().name : worlds.back().name;
     if (!names.insert(name).second) throw InputError(f + ": two world files are named '" + name + "'");
   }
+  for (const auto& m : methods)
+    if (const std::string why = unprintable_reason(m.name); !why.empty())
+      throw InputError("extrapolate: the method '" + terminal_text(m.name) + "' holds " + why +
+                       "; names are UTF-8 text without control characters");
   for (const auto& e : o.external) {
     if (e.name.empty() || !e.predict) throw InputError("extrapolate: a method of the caller needs a name and a function");
+    if (const std::string why = unprintable_reason(e.name); !why.empty())
+      throw InputError("extrapolate: the caller's method '" + terminal_text(e.name) + "' holds " + why +
+                       "; names are UTF-8 text without control characters");
     for (const auto& m : methods)
       if (m.name == e.name) throw InputError("extrapolate: two methods are named '" + e.name + "'");
   }
@@ -330,7 +350,7 @@ nlohmann::json run_benchmark(const std::vector<std::string>& files, const Benchm
   report["rows"] = nlohmann::json::array();
   report["methods"] = method_names;
   report["profile"] = o.profile;
-  report["out_dir"] = out;
+  report["out_dir"] = valid_utf8(out);
   std::size_t wi = 0, hi = 0;
   for (std::size_t f = 0; f < files.size(); ++f) {
     WorldRun run;

@@ -8,6 +8,8 @@
 #include <map>
 
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
+#include "scalinglab/core/utf8.hpp"
 #include "scalinglab/extrapolate/extrapolation_score.hpp"
 
 namespace scalinglab::extrapolate {
@@ -18,12 +20,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.8g}", v) : ""; }
 nlohmann::json jnum(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 double jval(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : kNaN; }
@@ -106,7 +102,7 @@ void score_regret(WorldRun& run) {
 }
 
 nlohmann::json world_json(const WorldRun& run) {
-  nlohmann::json wj = {{"name", run.name},           {"file", run.path},
+  nlohmann::json wj = {{"name", run.name},           {"file", valid_utf8(run.path)},
                        {"kind", run.kind},           {"measure", run.measure},
                        {"deterministic", run.deterministic}, {"replications", run.replications},
                        {"small_seconds", run.small_seconds}, {"truth_seconds", run.truth_seconds},
@@ -193,23 +189,24 @@ void write_leaderboard(const std::string& out, const std::vector<WorldRun>& runs
       for (std::size_t r = 0; r < run.tables[j].size(); ++r) {
         const auto& t = run.tables[j][r];
         for (std::size_t i = 0; i < t.size(); ++i)
-          tables += fmt::format("{},{},{},{},{},{},{},{}\n", run.name, run.designs[j].name, r + 1, num(t.N[i]),
-                                num(t.D[i]), num(t.C[i]), num(t.budget[i]), num(t.loss[i]));
+          tables += fmt::format("{},{},{},{},{},{},{},{}\n", csv_cell(run.name), csv_cell(run.designs[j].name), r + 1,
+                                num(t.N[i]), num(t.D[i]), num(t.C[i]), num(t.budget[i]), num(t.loss[i]));
       }
     for (const auto& t : run.truth) {
-      truth += fmt::format("{},{:g},{},{},{},{},{},{},{},{},{},{},{},{}\n", run.name, t.horizon, num(t.C), num(t.N),
-                           num(t.N_lo), num(t.N_hi), num(t.D), num(t.L), num(t.L_lo), num(t.L_hi), t.points.size(),
-                           num(t.max_runs), t.identified ? 1 : 0, csv_text(t.note));
+      truth += fmt::format("{},{:g},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(run.name), t.horizon, num(t.C),
+                           num(t.N), num(t.N_lo), num(t.N_hi), num(t.D), num(t.L), num(t.L_lo), num(t.L_hi),
+                           t.points.size(), num(t.max_runs), t.identified ? 1 : 0, csv_cell(t.note));
       for (const auto& p : t.points)
-        curves += fmt::format("{},{:g},{},{},{},{}\n", run.name, t.horizon, num(p.N), num(p.loss), num(p.sem), num(p.runs));
+        curves += fmt::format("{},{:g},{},{},{},{}\n", csv_cell(run.name), t.horizon, num(p.N), num(p.loss), num(p.sem),
+                              num(p.runs));
     }
     for (const auto& s : run.scored)
-      preds += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{}\n", run.name,
-                           s.design, csv_text(s.method), s.replication, s.horizon, num(s.C), s.ok ? 1 : 0,
-                           csv_text(s.not_applicable), num(s.p.N.value), num(s.p.N.lo), num(s.p.N.hi), s.p.bounded ? 1 : 0,
-                           num(s.p.D.value), num(s.p.D.lo), num(s.p.D.hi), num(s.p.L.value), num(s.p.L.lo),
-                           num(s.p.L.hi), num(s.regret), num(s.compute_regret), s.bootstrap_failed, s.bootstrap_total,
-                           s.seconds, csv_text(s.note));
+      preds += fmt::format("{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{}\n",
+                           csv_cell(run.name), csv_cell(s.design), csv_cell(s.method), s.replication, s.horizon,
+                           num(s.C), s.ok ? 1 : 0, csv_cell(s.not_applicable), num(s.p.N.value), num(s.p.N.lo),
+                           num(s.p.N.hi), s.p.bounded ? 1 : 0, num(s.p.D.value), num(s.p.D.lo), num(s.p.D.hi),
+                           num(s.p.L.value), num(s.p.L.lo), num(s.p.L.hi), num(s.regret), num(s.compute_regret),
+                           s.bootstrap_failed, s.bootstrap_total, s.seconds, csv_cell(s.note));
   }
   std::string lb =
       "world,kind,design,knob,main,design_cost,method,horizon,replications,status,why,failed,N_err_median,N_err_q25,"
@@ -223,10 +220,11 @@ void write_leaderboard(const std::string& out, const std::vector<WorldRun>& runs
     lb += fmt::format(
         "{},{},{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
         "{},{},{},{},{}\n",
-        r["world"].get<std::string>(), r["kind"].get<std::string>(), r["design"].get<std::string>(),
-        r["knob"].get<std::string>(), r["main"].get<bool>() ? 1 : 0, num(jval(r["design_cost"])),
-        csv_text(r["method"].get<std::string>()), r["horizon"].get<double>(), r["replications"].get<int>(),
-        r["status"].get<std::string>(), csv_text(r["why"].get<std::string>()), r["failed"].get<int>(),
+        csv_cell(r["world"].get<std::string>()), csv_cell(r["kind"].get<std::string>()),
+        csv_cell(r["design"].get<std::string>()), csv_cell(r["knob"].get<std::string>()), r["main"].get<bool>() ? 1 : 0,
+        num(jval(r["design_cost"])),
+        csv_cell(r["method"].get<std::string>()), r["horizon"].get<double>(), r["replications"].get<int>(),
+        csv_cell(r["status"].get<std::string>()), csv_cell(r["why"].get<std::string>()), r["failed"].get<int>(),
         num(jval(r["N_error"]["median"])), num(jval(r["N_error"]["q25"])), num(jval(r["N_error"]["q75"])),
         num(jval(r["N_abs_error"]["median"])), num(jval(r["D_error"]["median"])), num(jval(r["L_error"]["median"])),
         num(jval(r["L_error"]["q25"])), num(jval(r["L_error"]["q75"])), num(jval(r["L_abs_error"]["median"])),
@@ -244,7 +242,9 @@ void write_leaderboard(const std::string& out, const std::vector<WorldRun>& runs
   write_file(out + "/truth-curves.csv", curves);
   write_file(out + "/predictions.csv", preds);
   write_file(out + "/leaderboard.csv", lb);
-  write_file(out + "/leaderboard.json", report.dump(2) + "\n");
+  // Every name in the report was checked before the runs; a byte of a path that is not UTF-8 is
+  // replaced rather than allowed to cost the runs.
+  write_file(out + "/leaderboard.json", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file(out + "/leaderboard.md", markdown(report));
 }
 
@@ -260,14 +260,9 @@ std::string coverage_cell(const nlohmann::json& c) {
   return fmt::format("{}/{} ({:.2f}-{:.2f})", c["covered"].get<int>(), c["total"].get<int>(), c["lo"].get<double>(),
                      c["hi"].get<double>());
 }
-std::string md_text(const std::string& s) {  // text in a table cell: no pipes, no line breaks
-  std::string o;
-  for (char c : s) o += c == '|' ? std::string("\\|") : (c == '\n' || c == '\r') ? std::string(" ") : std::string(1, c);
-  return o;
-}
 // ok / not applicable (why) / failed k of R (why), with what else a reader must know.
 std::string status_cell(const nlohmann::json& r) {
-  const std::string status = r["status"].get<std::string>(), why = md_text(r["why"].get<std::string>());
+  const std::string status = r["status"].get<std::string>(), why = markdown_text(r["why"].get<std::string>());
   if (status == "not applicable") return "not applicable (" + why + ")";
   const int failed = r["failed"].get<int>(), reps = r["replications"].get<int>();
   std::string s = failed == 0 ? "ok" : fmt::format("failed {} of {} ({})", failed, reps, why);
@@ -280,7 +275,8 @@ std::string status_cell(const nlohmann::json& r) {
     extra.push_back(fmt::format("{} of {} bootstrap refits without a frontier", r["bootstrap_failed"].get<int>(),
                                 r["bootstrap_total"].get<int>()));
   if (r["L_missing"].get<int>() > 0 && status == "ok")
-    extra.push_back(fmt::format("no L_opt in {}: {}", r["L_missing"].get<int>(), md_text(r["L_note"].get<std::string>())));
+    extra.push_back(
+        fmt::format("no L_opt in {}: {}", r["L_missing"].get<int>(), markdown_text(r["L_note"].get<std::string>())));
   if (!r["truth_identified"].get<bool>()) extra.push_back("truth unidentified");
   else if (r["truth_noise_dominates"].get<bool>()) extra.push_back("error within the truth's own noise");
   for (const auto& e : extra) s += "; " + e;
@@ -291,7 +287,7 @@ std::string status_cell(const nlohmann::json& r) {
 std::string markdown(const nlohmann::json& j) {
   std::string s = "# Extrapolation leaderboard\n\n";
   s += fmt::format("Profile: {}. {} world(s), {} method(s); {:.0f} s in all.\n\n",
-                   j["profile"].get<std::string>().empty() ? "default" : j["profile"].get<std::string>(),
+                   j["profile"].get<std::string>().empty() ? "default" : markdown_text(j["profile"].get<std::string>()),
                    j["worlds"].size(), j["methods"].size(), j["seconds"].get<double>());
   s += "Errors are prediction / truth - 1: the median over replications and, in brackets, the quartiles. "
        "Regret: the true loss at the predicted N_opt over the true optimum, minus 1 (median); in compute: the extra "
@@ -299,8 +295,8 @@ std::string markdown(const nlohmann::json& j) {
        "contains the truth, with its Wilson 95% interval; width/spread: the intervals' median half-width over 1.96 "
        "standard deviations of the predictions across replications (above 1: wider than the scatter).\n\n";
   for (const auto& w : j["worlds"]) {
-    s += fmt::format("## {} ({}, {} replication{})\n\n", md_text(w["name"].get<std::string>()),
-                     md_text(w["measure"].get<std::string>()), w["replications"].get<int>(),
+    s += fmt::format("## {} ({}, {} replication{})\n\n", markdown_text(w["name"].get<std::string>()),
+                     markdown_text(w["measure"].get<std::string>()), w["replications"].get<int>(),
                      w["replications"].get<int>() == 1 ? "" : "s");
     for (const auto& t : w["truth"]) {
       s += fmt::format("- truth at {:g}x (C = {:.3g}): N_opt = {}, L_opt = {}", t["horizon"].get<double>(),
@@ -310,7 +306,7 @@ std::string markdown(const nlohmann::json& j) {
         s += fmt::format(" (its own 95% interval on N_opt: {:.4g} to {:.4g}, +-{:.0f}%, {:g} runs per point)",
                          t["N_lo"].get<double>(), t["N_hi"].get<double>(), 100 * t["N_spread"].get<double>(),
                          t["runs_per_point"].get<double>());
-      if (!t["note"].get<std::string>().empty()) s += "; " + md_text(t["note"].get<std::string>());
+      if (!t["note"].get<std::string>().empty()) s += "; " + markdown_text(t["note"].get<std::string>());
       s += "\n";
     }
     s += fmt::format("- times: small runs {:.0f} s, truth {:.0f} s, fits {:.0f} s\n\n", w["small_seconds"].get<double>(),
@@ -320,8 +316,9 @@ std::string markdown(const nlohmann::json& j) {
     for (const auto& r : j["rows"]) {
       if (r["world"] != w["name"] || !r["main"].get<bool>()) continue;
       const auto& ws = r["N_width_over_spread"];
-      s += fmt::format("| {} | {} | {:g}x | {} | {} | {} | {} | {} | {} | {} |\n", md_text(r["design"].get<std::string>()),
-                       md_text(r["method"].get<std::string>()), r["horizon"].get<double>(), status_cell(r),
+      s += fmt::format("| {} | {} | {:g}x | {} | {} | {} | {} | {} | {} | {} |\n",
+                       markdown_text(r["design"].get<std::string>()), markdown_text(r["method"].get<std::string>()),
+                       r["horizon"].get<double>(), status_cell(r),
                        spread_cell(r["N_error"]), spread_cell(r["L_error"]), pct_abs(r["regret"]["median"]),
                        pct_abs(r["compute_regret"]["median"]), coverage_cell(r["N_coverage"]),
                        ws.is_number() ? fmt::format("{:.2f}", ws.get<double>()) : "—");
@@ -336,9 +333,9 @@ std::string markdown(const nlohmann::json& j) {
     for (const auto& t : w["truth"]) hmax = std::max(hmax, t["horizon"].get<double>());
     for (const auto& r : j["rows"])
       if (r["world"] == w["name"] && r["horizon"].get<double>() == hmax && r["status"] == "ok")
-        s += fmt::format("| {} | {} | {} | {:.3g} | {} | {} | {} |\n", md_text(r["world"].get<std::string>()),
-                         r["knob"].get<std::string>(), md_text(r["design"].get<std::string>()),
-                         r["design_cost"].get<double>(), md_text(r["method"].get<std::string>()),
+        s += fmt::format("| {} | {} | {} | {:.3g} | {} | {} | {} |\n", markdown_text(r["world"].get<std::string>()),
+                         r["knob"].get<std::string>(), markdown_text(r["design"].get<std::string>()),
+                         r["design_cost"].get<double>(), markdown_text(r["method"].get<std::string>()),
                          pct_abs(r["N_abs_error"]["median"]), pct_abs(r["regret"]["median"]));
   }
   return s;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/plot/heatmap.hpp"
 #include "scalinglab/plot/plot.hpp"
 #include "scalinglab/plot/scatter.hpp"
@@ -23,7 +24,7 @@ bool draw_figure(const Sweep& sweep, const FigureData& data, const std::string& 
     if (plot.kind == "scatter") return draw_scatter(plot, data.points, data.records, axes, out_dir, name, title);
     return draw_plot(plot, data.table, out_dir, name, title);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "scalinglab: warning: plot not drawn: %s\n", e.what());
+    std::fprintf(stderr, "scalinglab: warning: plot not drawn: %s\n", terminal_text(e.what()).c_str());
   }
   return false;
 }

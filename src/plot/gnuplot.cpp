@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/core/utf8.hpp"
 
 namespace fs = std::filesystem;
@@ -142,7 +143,9 @@ void sharpen_svg_images(const std::string& svg_path) {
   write_file(svg_path, out);
 }
 
-void plot_warning(const std::string& what) { std::fprintf(stderr, "scalinglab: warning: %s\n", what.c_str()); }
+void plot_warning(const std::string& what) {
+  std::fprintf(stderr, "scalinglab: warning: %s\n", terminal_text(what).c_str());
+}
 
 bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/plot/panels.hpp"
 #include "scalinglab/plot/plot.hpp"
 
@@ -61,8 +62,8 @@ std::size_t region_of(const std::vector<double>& centers, double x, double y) {
 
 bool check_shapes(const Panel& p, const PlotSpec& plot, const std::string& name) {
   auto warn = [&](const std::string& what) {
-    std::fprintf(stderr, "scalinglab: warning: scatter %s (%s): %s; panel skipped\n", name.c_str(), p.title.c_str(),
-                 what.c_str());
+    std::fprintf(stderr, "scalinglab: warning: scatter %s (%s): %s; panel skipped\n", terminal_text(name).c_str(),
+                 terminal_text(p.title).c_str(), terminal_text(what).c_str());
     return false;
   };
   if (p.xy->size() % 2) return warn(plot.points + " has an odd number of values (expected n x 2)");

@@ -9,6 +9,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/stats.hpp"
+#include "scalinglab/core/text_escape.hpp"
 
 namespace scalinglab {
 
@@ -75,26 +76,19 @@ Table aggregate(const std::vector<GridPoint>& points, const std::vector<TaskResu
   return table;
 }
 
-namespace {
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-}  // namespace
-
 void write_csv(const Table& table, const std::string& path) {
   // Written next to the target and renamed, so readers never see half a file.
   std::string out;
   {
     std::string header;
-    for (const auto& p : table.param_names) header += csv_field(p) + ",";
-    for (const auto& m : table.metric_names) header += csv_field(m) + "," + csv_field(m + "_std") + "," + csv_field(m + "_sem") + ",";
+    for (const auto& p : table.param_names) header += csv_cell(p) + ",";
+    for (const auto& m : table.metric_names)
+      header += csv_cell(m) + "," + csv_cell(m + "_std") + "," + csv_cell(m + "_sem") + ",";
     out += header + "count\n";
     for (const auto& row : table.rows) {
       std::string line;
-      for (const auto& p : table.param_names) line += (row.params.has(p) ? csv_field(row.params.entry(p).text) : "") + ",";
+      for (const auto& p : table.param_names)
+        line += (row.params.has(p) ? csv_cell(row.params.entry(p).text) : "") + ",";
       for (std::size_t k = 0; k < table.metric_names.size(); ++k)
         line += format_number(row.mean[k]) + "," + format_number(row.std[k]) + "," + format_number(row.sem[k]) + ",";
       out += line + std::to_string(row.count) + "\n";

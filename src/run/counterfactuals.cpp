@@ -12,6 +12,7 @@
 #include "scalinglab/claims/margin.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/results/results_dir.hpp"
 #include "scalinglab/run/report.hpp"
 #include "scalinglab/run/runner.hpp"
@@ -140,12 +141,14 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
 
   ResultsDir held(out_dir);  // one counterfactuals run per folder at a time
   std::printf("counterfactuals of %s (profile %s): %zu wrong models, %zu runs (%d seeds each, 1 when deterministic) into %s\n",
-              o.paper.c_str(), o.profile.c_str(), variants.size(), runs, o.seeds, out_dir.c_str());
+              terminal_text(o.paper).c_str(), terminal_text(o.profile).c_str(), variants.size(), runs, o.seeds,
+              terminal_text(out_dir.string()).c_str());
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
     std::string set;
     for (const auto& x : v.set) set += (set.empty() ? "" : ", ") + x;
-    std::printf("\n[%zu/%zu] %s with %s\n", i + 1, variants.size(), v.stem.c_str(), set.c_str());
+    std::printf("\n[%zu/%zu] %s with %s\n", i + 1, variants.size(), terminal_text(v.stem).c_str(),
+                terminal_text(set).c_str());
     std::fflush(stdout);
     std::vector<CounterfactualResult> results;
     for (const CheckSpec* c : v.checks) {

@@ -19,6 +19,7 @@
 #include "scalinglab/claims/margin.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/file_io.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/results/results_dir.hpp"
 #include "scalinglab/run/runner.hpp"
 
@@ -184,7 +185,7 @@ std::optional<ClaimsSection> claims_section(const fs::path& experiments, const s
     s.statuses = item_statuses(s.index, results);
     return s;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "scalinglab: warning: no claims table: %s\n", e.what());
+    std::fprintf(stderr, "scalinglab: warning: no claims table: %s\n", terminal_text(e.what()).c_str());
     return std::nullopt;
   }
 }
@@ -212,38 +213,45 @@ std::string refs_text(const CheckResult& c) {
 
 void write_markdown(const fs::path& path, const ReproduceOptions& o, const std::vector<SweepReport>& reports,
                     const fs::path& out_dir, const std::optional<ClaimsSection>& claims) {
+  // Every text of the sweep files, the claims index and the file names through markdown_text (or
+  // markdown_code): a title or a claim holding HTML is shown, never rendered.
   std::ostringstream md;
-  md << "# Reproducing `" << o.paper << "`\n\n"
-     << "Profile `" << o.profile << "`, " << now_text() << ", " << reports.size()
+  md << "# Reproducing " << markdown_code(o.paper) << "\n\n"
+     << "Profile " << markdown_code(o.profile) << ", " << now_text() << ", " << reports.size()
      << (reports.size() == 1 ? " sweep. " : " sweeps. ")
      << "**" << summary_line(count(reports)) << ".**\n\n"
      << categories_line(count(reports)) << "." << (count(reports).categories["reduced"] ? " (Reduced scale: the profile runs the claims smaller than the paper does.)" : "") << "\n\n";
   if (claims)
     md << "Items of the paper (claims.toml): " << item_counts(claims->statuses) << "; table at the end and in [claims.md](claims.md).\n\n";
   md << "Contents:\n\n";
-  for (const auto& r : reports) md << "- " << markdown_cell(r.sweep.name) << ": " << section_counts(r) << "\n";
+  for (const auto& r : reports) md << "- " << markdown_text(r.sweep.name) << ": " << section_counts(r) << "\n";
   md << "\n";
   for (const auto& r : reports) {
-    const std::string stem = r.sweep.name;
-    md << "## " << stem << (r.sweep.title.empty() ? "" : ": " + r.sweep.title) << "\n\n"
-       << "`" << r.sweep.measures_text() << "`, " << timing_text(r) << ". Data: [" << stem << "/summary.csv](" << folder_link(stem, "summary.csv")
-       << "), sweep file: [" << stem << "/sweep.toml](" << folder_link(stem, "sweep.toml") << ").\n\n";
-    if (!r.error.empty()) md << "**ERROR**: " << r.error << "\n\n";
-    if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png")) md << "![" << stem << "](" << folder_link(stem, "plot.png") << ")\n\n";
+    const std::string stem = r.sweep.name, shown = markdown_text(stem);
+    md << "## " << shown << (r.sweep.title.empty() ? "" : ": " + markdown_text(r.sweep.title)) << "\n\n"
+       << markdown_code(r.sweep.measures_text()) << ", " << timing_text(r) << ". Data: [" << shown << "/summary.csv]("
+       << folder_link(stem, "summary.csv") << "), sweep file: [" << shown << "/sweep.toml]("
+       << folder_link(stem, "sweep.toml") << ").\n\n";
+    if (!r.error.empty()) md << "**ERROR**: " << markdown_text(r.error) << "\n\n";
+    if (r.outcome.plotted && fs::exists(out_dir / stem / "plot.png"))
+      md << "![" << shown << "](" << folder_link(stem, "plot.png") << ")\n\n";
     if (r.outcome.checks.empty()) continue;
     md << "| | item | claim | measured | expected |\n|---|---|---|---|---|\n";
-    for (const auto& c : r.outcome.checks)
-      md << "| " << (c.passed || c.ok() ? status_text(c) : "**FAIL**") << " | " << markdown_cell(refs_text(c)) << " | "
-         << (c.substitute.empty() ? "" : "(substitute: " + markdown_cell(c.substitute) + ") ") << markdown_cell(c.claim)
-         << (c.passed || c.known_failure.empty() ? "" : " (known: " + markdown_cell(c.known_failure) + ")") << " | "
-         << markdown_cell(measured_with_margin(c)) << " | "
-         << "`" << markdown_cell(c.expected) << "` |\n";  // formulas: no markdown emphasis
+    for (const auto& c : r.outcome.checks) {
+      const std::string margin = margin_text(c.margin, c.margin_unit);
+      md << "| " << (c.passed || c.ok() ? status_text(c) : "**FAIL**") << " | " << markdown_text(refs_text(c)) << " | "
+         << (c.substitute.empty() ? "" : "(substitute: " + markdown_text(c.substitute) + ") ") << markdown_text(c.claim)
+         << (c.passed || c.known_failure.empty() ? "" : " (known: " + markdown_text(c.known_failure) + ")") << " | "
+         << markdown_text(c.measured) << (margin.empty() ? "" : " [margin " + markdown_text(margin) + "]") << " | "
+         << markdown_code(c.expected, true) << " |\n";  // formulas: no markdown emphasis
+    }
     md << "\n";
   }
   if (claims) {
     md << "## Claims of the paper\n\n" << item_counts(claims->statuses) << ".\n\n| item | status |\n|---|---|\n";
     for (std::size_t i = 0; i < claims->index.items.size(); ++i)
-      md << "| " << markdown_cell(claims->index.items[i].id) << " | " << markdown_cell(claims->statuses[i].text) << " |\n";
+      md << "| " << markdown_text(claims->index.items[i].id) << " | " << markdown_text(claims->statuses[i].text)
+         << " |\n";
     md << "\n";
   }
   md << summary_line(count(reports)) << "\n";
@@ -419,12 +427,14 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
                          " already holds results: pass --resume to continue that reproduce, or choose another --out");
     }
   const ResultsDir held(out_dir);  // one reproduce per folder at a time
-  std::printf("reproducing %s (profile %s): %zu sweep%s into %s\n", options.paper.c_str(), options.profile.c_str(),
-              reports.size(), reports.size() == 1 ? "" : "s", out_dir.c_str());
+  // Names, titles and paths printed through terminal_text: a title's escape sequence is shown, not run.
+  std::printf("reproducing %s (profile %s): %zu sweep%s into %s\n", terminal_text(options.paper).c_str(),
+              terminal_text(options.profile).c_str(), reports.size(), reports.size() == 1 ? "" : "s",
+              terminal_text(out_dir.string()).c_str());
   for (std::size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
-    std::printf("\n[%zu/%zu] %s: %s\n", i + 1, reports.size(), r.sweep.name.c_str(),
-                r.sweep.title.empty() ? r.sweep.name.c_str() : r.sweep.title.c_str());
+    std::printf("\n[%zu/%zu] %s: %s\n", i + 1, reports.size(), terminal_text(r.sweep.name).c_str(),
+                terminal_text(r.sweep.title.empty() ? r.sweep.name : r.sweep.title).c_str());
     std::fflush(stdout);
     RunOptions run;
     run.out_dir = (out_dir / r.sweep.name).string();
@@ -445,7 +455,7 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
       r.error = e.what();  // a failed computation: report it, go on with the other sweeps
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!r.error.empty()) std::printf("ERROR %s\n", r.error.c_str());
+    if (!r.error.empty()) std::printf("ERROR %s\n", terminal_text(r.error).c_str());
     for (const auto& c : r.outcome.checks) std::printf("%s\n", c.line().c_str());
     std::printf("(%s)\n", timing_text(r).c_str());
     std::fflush(stdout);
@@ -462,7 +472,7 @@ ReproduceOutcome reproduce(const ReproduceOptions& options) {
   const Totals t = count(reports);
   result.passed = t.passed;
   result.failed = t.failed;
-  std::printf("\nreport: %s\n%s\n", result.report_path.c_str(), categories_line(t).c_str());
+  std::printf("\nreport: %s\n%s\n", terminal_text(result.report_path).c_str(), categories_line(t).c_str());
   if (claims) std::printf("items of the paper: %s\n", item_counts(claims->statuses).c_str());
   std::printf("%s\n", summary_line(t).c_str());
   return result;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/results/aggregate.hpp"
 #include "scalinglab/results/results.hpp"
 
@@ -144,6 +145,38 @@ TEST(ResultsAggregate, MeanStdSemCountPerPointInGridOrder) {
   const fs::path csv = temp_file("summary.csv");
   write_csv(t, csv.string());
   EXPECT_EQ(slurp(csv), "N,T,value,value_std,value_sem,count\n1,inf,5,0,0,1\n2,inf,2,1.4142135623730951,1,2\n");
+  fs::remove(csv);
+}
+
+// Text parameters reach summary.csv quoted (RFC 4180) and, when a spreadsheet would take them for a
+// formula, prefixed with a quote; numbers (-1.5, -inf) as they are. The fitters' reader reads it.
+TEST(ResultsAggregate, SummaryCsvQuotesTextCellsAndMakesFormulasInert) {
+  Measure m;
+  m.name = "toy.text";
+  m.params = {text_param("label", "x", "", [](const std::string&) {}), real_param("shift", "0", "")};
+  m.metrics = {{"value", ""}};
+  const std::vector<std::pair<std::string, std::string>> given = {
+      {"=1+2,lean", "-1.5"}, {"w,x<b>", "-inf"}, {"say \"hi\"\nthere", "2"}, {"-cmd", "0"}};
+  std::vector<GridPoint> points;
+  std::vector<TaskResult> results;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    points.push_back({i, resolve_params(m.params, {{"label", given[i].first}, {"shift", given[i].second}}, "test"),
+                      "N=" + std::to_string(i), &m, ""});
+    results.push_back(task(i, 0, 1.0));
+  }
+  const fs::path csv = temp_file("text-summary.csv");
+  write_csv(aggregate(points, results), csv.string());
+  const std::string text = slurp(csv);
+  EXPECT_EQ(text.find(",="), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n="), std::string::npos) << text;
+  const fit::DataTable t = fit::read_csv(csv.string());  // refuses a row whose field count differs
+  ASSERT_EQ(t.rows(), given.size());
+  ASSERT_EQ(t.names, (std::vector<std::string>{"label", "shift", "value", "value_std", "value_sem", "count"}));
+  const std::vector<std::string> labels = {"'=1+2,lean", "w,x<b>", "say \"hi\"\nthere", "'-cmd"};
+  for (std::size_t r = 0; r < given.size(); ++r) {
+    EXPECT_EQ(t.cell(r, 0), labels[r]) << r;
+    EXPECT_EQ(t.cell(r, 1), given[r].second) << r;  // numbers untouched
+  }
   fs::remove(csv);
 }
 

@@ -45,7 +45,7 @@ struct CheckResult {
   const char* category() const;
   bool ok() const { return passed || !known_failure.empty(); }
   nlohmann::json to_json() const;
-  std::string line() const;  // "PASS  claim: measured ... (expected ...)"
+  std::string line() const;  // "PASS  claim: measured ... (expected ...)", for a terminal (terminal_text)
 };
 
 // Evaluates every check; a check whose selection is empty FAILS with a message saying so. Checks on

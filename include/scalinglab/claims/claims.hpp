@@ -53,7 +53,8 @@ std::vector<std::string> paper_sweep_files(const std::string& dir);
 // still differ), everything else byte by byte.
 bool natural_less(const std::string& a, const std::string& b);
 
-// A markdown table cell: pipes escaped, one line.
+// A markdown table cell of a claims table: markdown_text (core/text_escape.hpp), which the table's
+// readers (column_from_markdown, counterfactuals_from_markdown, compare_claims_markdown) undo.
 std::string markdown_cell(const std::string& s);
 
 // Reads experiments/PAPER/claims.toml and every sweep file of the folder. Throws InputError when
