@@ -2,6 +2,7 @@
 through a symbolic link, and never one a run holds; a refusal deletes nothing."""
 import fcntl
 import os
+import stat
 
 import pytest
 
@@ -95,3 +96,17 @@ def test_a_file_is_refused(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="not a folder"):
         sl.run(SWEEP, out=tmp_path / "file", overwrite=True, progress=False)
+
+
+@pytest.mark.parametrize("name, what", [("run.json", "a run.json"), (".lock", "a lock file")])
+def test_a_pipe_in_place_of_a_runs_file_is_refused_at_once(done, deadline, name, what):
+    # Opened for reading, a pipe waits for a writer: the folder is refused by the file's kind instead.
+    path = done / name
+    if path.exists():
+        path.unlink()
+    os.mkfifo(path)
+    before = files(done)
+    with deadline(10), pytest.raises(ValueError, match=f"has {what} that is not a regular file.*nothing was deleted"):
+        sl.run(SWEEP, out=done, overwrite=True, progress=False)
+    assert files(done) == before and stat.S_ISFIFO(os.lstat(path).st_mode)
+    assert len(sl.load_results(done)) == 2
