@@ -17,6 +17,7 @@
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
@@ -203,6 +204,25 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
                   "checks"_a = checks, "out_dir"_a = outcome.out_dir,
                   "tasks_total"_a = outcome.tasks_total, "tasks_run"_a = outcome.tasks_run,
                   "tasks_skipped"_a = outcome.tasks_skipped);
+}
+
+// Everything `run_sweep_py` would check before its first task, with no folder touched: the sweep
+// (read from `path` when `text` is empty, through the bounded reader), its profile, the checkpoint
+// interval, and check_sweep (name, grid, limits, each task's checks, memory and work). Returns the
+// text it checked, as bytes, so that the caller can empty a folder holding that very file and
+// still run it.
+py::bytes check_sweep_py(const std::string& path, const std::string& text, const std::string& profile,
+                         const std::vector<std::string>& sets, int threads, const std::string& checkpoint_every) {
+  std::string checked;
+  {
+    py::gil_scoped_release nogil;
+    checked = text.empty() ? read_file(path, kMaxSweepFileBytes, "sweep file") : text;
+    const Sweep sweep = parse_sweep(checked, path, profile, sets, builtin_registry());
+    require_known_profile(sweep, profile);
+    if (!checkpoint_every.empty()) parse_duration(checkpoint_every, "checkpoint_every");
+    check_sweep(sweep, builtin_registry(), threads);
+  }
+  return py::bytes(checked);
 }
 
 // Every complete line of a results.jsonl, as dicts (the partial last line of a killed run is dropped).
@@ -416,6 +436,8 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("run_sweep", &run_sweep_py, "path"_a, "text"_a = "", "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
           "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none(),
           "checkpoint_every"_a = "");
+  mod.def("check_sweep", &check_sweep_py, "path"_a, "text"_a = "", "profile"_a = "",
+          "sets"_a = std::vector<std::string>{}, "threads"_a = 0, "checkpoint_every"_a = "");
   mod.def("read_results", &read_results_file, "path"_a);
   mod.def("expression_values", &expression_values, "text"_a, "variables"_a, "n"_a);
   mod.def("expression_variables", [](const std::string& text) { return Expression(text).variables(); }, "text"_a);

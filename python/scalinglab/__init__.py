@@ -295,8 +295,8 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     dict again reuses its results (the tasks done are not run again; unfinished ones are run), and a
     changed dict gets a folder of its own. Otherwise a folder that already holds results is an error
     unless `resume=True` (the tasks done are kept, the rest run) or `overwrite=True` (the folder's
-    previous results are deleted first; only a folder holding nothing but a run's outputs, never
-    through a symbolic link). `profile` applies the sweep's [profile.NAME] overrides; `set`
+    previous results are deleted first, once the whole sweep is read and checked; only a folder
+    holding nothing but a run's outputs, never through a symbolic link). `profile` applies the sweep's [profile.NAME] overrides; `set`
     overrides fixed parameters, runs or seed, as a dict {"N": 200} or a list ["N=200"].
     `threads=0` uses all cores. Long tasks (factor.train) save their whole state into
     out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes; 0:
@@ -350,7 +350,20 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     else:
         text, path, label = "", os.fspath(sweep), os.path.splitext(os.path.basename(os.fspath(sweep)))[0]
     folder = os.path.join("results", label) if out is None else os.fspath(out)
+    every = "" if checkpoint_every is None else _duration(checkpoint_every)
+
+    def refused(e):
+        message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
+        return ValueError(_run_terms(_folder_terms(message)))
+
     if overwrite:
+        # The whole sweep is read (once, into memory) and checked before anything is deleted: a
+        # misspelt measure, a missing file or a sweep past the limits leaves the records where they
+        # are, and a folder's own sweep.toml still runs from its text once the folder is emptied.
+        try:
+            text = _core.check_sweep(path, text, profile, sets, int(threads), every)
+        except ValueError as e:
+            raise refused(e) from None
         _folder.clear(folder)
     bar = None
     if callable(progress):
@@ -362,10 +375,9 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         callback = bar
     try:
         res = _core.run_sweep(path, text, folder, int(threads), bool(resume), profile, sets, bool(quiet), callback,
-                              "" if checkpoint_every is None else _duration(checkpoint_every))
+                              every)
     except ValueError as e:
-        message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
-        raise ValueError(_run_terms(_folder_terms(message))) from None
+        raise refused(e) from None
     finally:
         if bar is not None:
             bar.close()
