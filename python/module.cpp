@@ -475,6 +475,7 @@ PYBIND11_MODULE(_scalinglab, mod) {
           "sets"_a = std::vector<std::string>{}, "threads"_a = 0, "checkpoint_every"_a = "");
   mod.def("read_file", &read_file_py, "path"_a, "max_bytes"_a, "what"_a = "file");
   mod.attr("max_table_bytes") = kMaxTableBytes;
+  mod.attr("max_sweep_file_bytes") = kMaxSweepFileBytes;
   mod.attr("max_saved_fit_bytes") = kMaxSavedFitBytes;
   mod.def("read_results", &read_results_file, "path"_a);
   mod.def("expression_values", &expression_values, "text"_a, "variables"_a, "n"_a);
