@@ -5,6 +5,8 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/extrapolate/extrapolation_benchmark.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
@@ -37,6 +40,23 @@ using nlohmann::json;
 namespace scalinglab {
 namespace {
 
+// Text for Python: bytes that are not UTF-8 (a cell or a column name of a user's CSV file, which
+// the command line prints as they are) shown as \xNN escapes rather than raised as a
+// UnicodeDecodeError.
+py::str text_to_py(const std::string& text) {
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
+// An exception of the core as `type`, its message made Python text by text_to_py.
+void set_python_error(PyObject* type, const char* what) {
+  PyObject* s = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace");
+  if (!s) return;  // the decoding's own error (out of memory) is the one raised
+  PyErr_SetObject(type, s);
+  Py_DECREF(s);
+}
+
 // JSON -> Python objects (objects keep nlohmann's key order, which is sorted by name).
 py::object to_py(const json& j) {
   switch (j.type()) {
@@ -45,7 +65,7 @@ py::object to_py(const json& j) {
     case json::value_t::number_integer: return py::int_(j.get<int64_t>());
     case json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
     case json::value_t::number_float: return py::float_(j.get<double>());
-    case json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case json::value_t::string: return text_to_py(j.get_ref<const std::string&>());
     case json::value_t::array: {
       py::list out;
       for (const auto& x : j) out.append(to_py(x));
@@ -53,7 +73,7 @@ py::object to_py(const json& j) {
     }
     case json::value_t::object: {
       py::dict out;
-      for (const auto& [k, v] : j.items()) out[py::str(k)] = to_py(v);
+      for (const auto& [k, v] : j.items()) out[text_to_py(k)] = to_py(v);
       return out;
     }
     default: return py::none();
@@ -205,6 +225,38 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
                   "tasks_skipped"_a = outcome.tasks_skipped);
 }
 
+// Everything `run_sweep_py` would check before its first task, with no folder touched: the sweep
+// (read from `path` when `text` is empty, through the bounded reader), its profile, the checkpoint
+// interval, and check_sweep (name, grid, limits, each task's checks, memory and work). Returns the
+// text it checked, as bytes, so that the caller can empty a folder holding that very file and
+// still run it.
+py::bytes check_sweep_py(const std::string& path, const std::string& text, const std::string& profile,
+                         const std::vector<std::string>& sets, int threads, const std::string& checkpoint_every) {
+  std::string checked;
+  {
+    py::gil_scoped_release nogil;
+    checked = text.empty() ? read_file(path, kMaxSweepFileBytes, "sweep file") : text;
+    const Sweep sweep = parse_sweep(checked, path, profile, sets, builtin_registry());
+    require_known_profile(sweep, profile);
+    if (!checkpoint_every.empty()) parse_duration(checkpoint_every, "checkpoint_every");
+    check_sweep(sweep, builtin_registry(), threads);
+  }
+  return py::bytes(checked);
+}
+
+// The whole of a regular file as bytes, through the core's reader (what the command line reads
+// files with): opened without blocking, a pipe, device or folder refused before any read, and a
+// file over `max_bytes` refused by its size. InputError (ValueError) with the command line's
+// sentence otherwise.
+py::bytes read_file_py(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  std::string bytes;
+  {
+    py::gil_scoped_release nogil;
+    bytes = read_file(path, max_bytes, what);
+  }
+  return py::bytes(bytes);
+}
+
 // Every complete line of a results.jsonl, as dicts (the partial last line of a killed run is dropped).
 py::list read_results_file(const std::string& path) {
   std::vector<TaskResult> results;
@@ -217,8 +269,9 @@ py::list read_results_file(const std::string& path) {
   return out;
 }
 
-// The fitters take CSV text (a DataFrame's to_csv) so that column choice, derived columns, dropped
-// rows and error messages are exactly the command line's.
+// The fitters take CSV text (a DataFrame's to_csv, or a file's bytes from read_file) so that column
+// choice, derived columns, dropped rows and error messages are exactly the command line's; `source`
+// names the rows in messages ("data", or the file's path as the command line names it).
 fit::FitColumns fit_columns(const fit::DataTable& table, const std::map<std::string, std::string>& columns, int drop_top,
                             bool need_x, const std::vector<std::string>& where = {}) {
   fit::ColumnChoice c;
@@ -241,10 +294,10 @@ fit::FitColumns fit_columns(const fit::DataTable& table, const std::map<std::str
 
 // The same request as `scalinglab fit` (fit::run_fit): the CLI and Python give the same numbers.
 // The request is checked (fit_request_from_json, as the command line's options are) before the
-// data are read.
-py::object fit_request_py(const std::string& csv, const std::string& request) {
+// data are parsed (a path's bytes are read first, by read_file_py).
+py::object fit_request_py(const std::string& csv, const std::string& request, const std::string& source) {
   const fit::FitRequest r = fit::fit_request_from_json(fit::parse_json(request, "fit: the request"));
-  const fit::DataTable table = fit::parse_csv(csv, "data");
+  const fit::DataTable table = fit::parse_csv(csv, source);
   const fit::FitOutcome outcome = fit::run_fit(table, r);
   nlohmann::json j = fit::fit_outcome_saved(outcome);
   // What plot_fit draws: the figure's numbers, as the command line's --plot computes them.
@@ -253,15 +306,17 @@ py::object fit_request_py(const std::string& csv, const std::string& request) {
   return to_py(j);
 }
 
-py::object predict_py(const std::string& saved, const std::map<std::string, std::vector<double>>& inputs, double level) {
-  return to_py(fit::predict_saved(fit::parse_json(saved, "predict: the saved fit"), inputs, level));
+// `source` names the saved fit in messages: "the saved fit" (a dict), or its path as the command line names it.
+py::object predict_py(const std::string& saved, const std::map<std::string, std::vector<double>>& inputs, double level,
+                      const std::string& source) {
+  return to_py(fit::predict_saved(fit::parse_json(saved, "predict: " + source), inputs, level));
 }
 
 // `seed` is Python's int as text: a negative one is refused by fit::parse_seed, as on the command line.
 py::object frontier_py(const std::string& csv, const std::map<std::string, std::string>& columns, int drop_top,
                        int bootstrap, double level, const std::string& seed, const std::vector<double>& at,
                        double group_tolerance, bool skip_bad_slices, int threads, double trim, const std::string& budget,
-                       const std::vector<std::string>& where) {
+                       const std::vector<std::string>& where, const std::string& source) {
   fit::BootstrapOptions bo;
   bo.replicates = bootstrap;
   bo.level = level;
@@ -269,7 +324,7 @@ py::object frontier_py(const std::string& csv, const std::map<std::string, std::
   fit::check_bootstrap_options(bo);
   fit::check_budgets(at);
   fit::check_threads(threads);
-  const fit::DataTable table = fit::parse_csv(csv, "data");
+  const fit::DataTable table = fit::parse_csv(csv, source);
   const fit::FitColumns cols = fit_columns(table, columns, drop_top, false, where);
   fit::IsoflopOptions io;
   io.group_tolerance = group_tolerance;
@@ -396,15 +451,15 @@ PYBIND11_MODULE(_scalinglab, mod) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      set_python_error(PyExc_ValueError, e.what());
     } catch (const std::invalid_argument& e) {  // a world's own check of its arguments: exit 2 on the command line too
-      PyErr_SetString(PyExc_ValueError, e.what());
+      set_python_error(PyExc_ValueError, e.what());
     } catch (const py::error_already_set&) {
       throw;
     } catch (const py::builtin_exception&) {
       throw;
     } catch (const std::exception& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+      set_python_error(PyExc_RuntimeError, e.what());
     }
   });
 
@@ -416,6 +471,12 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("run_sweep", &run_sweep_py, "path"_a, "text"_a = "", "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
           "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none(),
           "checkpoint_every"_a = "");
+  mod.def("check_sweep", &check_sweep_py, "path"_a, "text"_a = "", "profile"_a = "",
+          "sets"_a = std::vector<std::string>{}, "threads"_a = 0, "checkpoint_every"_a = "");
+  mod.def("read_file", &read_file_py, "path"_a, "max_bytes"_a, "what"_a = "file");
+  mod.attr("max_table_bytes") = kMaxTableBytes;
+  mod.attr("max_sweep_file_bytes") = kMaxSweepFileBytes;
+  mod.attr("max_saved_fit_bytes") = kMaxSavedFitBytes;
   mod.def("read_results", &read_results_file, "path"_a);
   mod.def("expression_values", &expression_values, "text"_a, "variables"_a, "n"_a);
   mod.def("expression_variables", [](const std::string& text) { return Expression(text).variables(); }, "text"_a);
@@ -431,11 +492,11 @@ PYBIND11_MODULE(_scalinglab, mod) {
     return py::dict("max_points"_a = l.max_points, "max_tasks"_a = l.max_tasks, "max_memory"_a = l.memory_bytes(),
                     "max_work"_a = l.max_work);
   });
-  mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a);
-  mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a);
+  mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a, "source"_a = "data");
+  mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a, "source"_a = "the saved fit");
   mod.def("frontier_isoflop", &frontier_py, "csv"_a, "columns"_a, "drop_top"_a, "bootstrap"_a, "level"_a, "seed"_a,
           "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a, "trim"_a, "budget"_a,
-          "where"_a = std::vector<std::string>{});
+          "where"_a = std::vector<std::string>{}, "source"_a = "data");
   mod.def("extrapolate_benchmark", &extrapolate_py, "files"_a, "out_dir"_a = "", "profile"_a = "",
           "methods"_a = std::vector<std::string>{}, "replications"_a = 0, "bootstrap"_a = -1, "threads"_a = 0,
           "resume"_a = false, "quiet"_a = true, "predictions"_a = "", "external"_a = py::dict());

@@ -143,7 +143,7 @@ void add_predict(CLI::App& app, Action& action) {
         if (inputs.count(name)) throw InputError("predict: " + name + " given twice");
         inputs[name] = values;
       }
-      const nlohmann::json saved = fit::parse_json(read_file(*file, 1ull << 30, "saved fit"), "predict: " + *file);
+      const nlohmann::json saved = fit::parse_json(read_file(*file, kMaxSavedFitBytes, "saved fit"), "predict: " + *file);
       const nlohmann::json p = fit::predict_saved(saved, inputs, *level);
       if (*json) {
         std::cout << p.dump(2) << "\n";

@@ -295,8 +295,8 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     dict again reuses its results (the tasks done are not run again; unfinished ones are run), and a
     changed dict gets a folder of its own. Otherwise a folder that already holds results is an error
     unless `resume=True` (the tasks done are kept, the rest run) or `overwrite=True` (the folder's
-    previous results are deleted first; only a folder holding nothing but a run's outputs, never
-    through a symbolic link). `profile` applies the sweep's [profile.NAME] overrides; `set`
+    previous results are deleted first, once the whole sweep is read and checked; only a folder
+    holding nothing but a run's outputs, never through a symbolic link). `profile` applies the sweep's [profile.NAME] overrides; `set`
     overrides fixed parameters, runs or seed, as a dict {"N": 200} or a list ["N=200"].
     `threads=0` uses all cores. Long tasks (factor.train) save their whole state into
     out/checkpoints every `checkpoint_every` (seconds, or "10m", "1.5h"; default 10 minutes; 0:
@@ -350,7 +350,20 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
     else:
         text, path, label = "", os.fspath(sweep), os.path.splitext(os.path.basename(os.fspath(sweep)))[0]
     folder = os.path.join("results", label) if out is None else os.fspath(out)
+    every = "" if checkpoint_every is None else _duration(checkpoint_every)
+
+    def refused(e):
+        message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
+        return ValueError(_run_terms(_folder_terms(message)))
+
     if overwrite:
+        # The whole sweep is read (once, into memory) and checked before anything is deleted: a
+        # misspelt measure, a missing file or a sweep past the limits leaves the records where they
+        # are, and a folder's own sweep.toml still runs from its text once the folder is emptied.
+        try:
+            text = _core.check_sweep(path, text, profile, sets, int(threads), every)
+        except ValueError as e:
+            raise refused(e) from None
         _folder.clear(folder)
     bar = None
     if callable(progress):
@@ -362,10 +375,9 @@ def run_sweep(sweep=None, /, out=None, threads=0, resume=False, profile="", set=
         callback = bar
     try:
         res = _core.run_sweep(path, text, folder, int(threads), bool(resume), profile, sets, bool(quiet), callback,
-                              "" if checkpoint_every is None else _duration(checkpoint_every))
+                              every)
     except ValueError as e:
-        message = str(e) if spec is None else _sweep_toml.explain(str(e), path, spans, spec)
-        raise ValueError(_run_terms(_folder_terms(message))) from None
+        raise refused(e) from None
     finally:
         if bar is not None:
             bar.close()
@@ -459,11 +471,23 @@ def load_results(path, frame=False):
 
 
 # ---- scaling-law fits ------------------------------------------------------------------------
+def _is_path(data):
+    return isinstance(data, (str, os.PathLike))
+
+
+def _csv_input(data):
+    """(CSV, source) for the fitters: a path's bytes, read as the command line reads a table (by the
+    core's reader: a pipe or device refused before any read, a file over the size limit by its size;
+    bytes that are not UTF-8 reach the fitter as they are, as on the command line), named by the
+    path; or the CSV text of a DataFrame or dict, named "data"."""
+    if _is_path(data):
+        path = os.fspath(data)
+        return _core.read_file(path, _core.max_table_bytes, "CSV table"), path
+    return _csv_text(data), "data"
+
+
 def _csv_text(data):
-    """CSV text of a path, a pandas DataFrame or a dict of equal-length columns."""
-    if isinstance(data, (str, os.PathLike)):
-        with open(data, encoding="utf-8") as f:
-            return f.read()
+    """CSV text of a pandas DataFrame or a dict of equal-length columns."""
     if isinstance(data, dict):
         import pandas as pd
         data = pd.DataFrame(data)
@@ -489,7 +513,8 @@ def _python_terms(message, data):
         name = m.group(1)
         # "--level 2: ..." reads "level=2: ..."
         return _KEYWORDS.get(name, name[2:].replace("-", "_") + "=")
-    message = re.sub(r"(--[a-zA-Z][a-zA-Z-]*)(?: (?=[-+.\d'\"]|inf\b|nan\b))?", option, message)
+    # An option starts the message or follows a space or a bracket; a "--" inside a file's path is left alone.
+    message = re.sub(r"(?<![^\s(\[])(--[a-zA-Z][a-zA-Z-]*)(?: (?=[-+.\d'\"]|inf\b|nan\b))?", option, message)
     index = getattr(data, "index", None)
 
     def row(m):
@@ -497,7 +522,7 @@ def _python_terms(message, data):
         if index is not None and 0 <= line - 2 < len(index):
             return f"row {index[line - 2]!r}"
         return f"row {line - 2}"
-    if not isinstance(data, (str, os.PathLike)):
+    if not _is_path(data):
         message = re.sub(r"\bdata:(\d+)", row, message)
         message = re.sub(r"\bline (\d+)", row, message)
     return message
@@ -584,7 +609,8 @@ def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", 
                "x_min": None if x_min is None else _json_number(x_min), "polish": int(polish),
                "drop_missing": bool(drop_missing), "aggregate": aggregate or "", "objective": objective,
                "N_scale": _scale(N_scale), "D_scale": _scale(D_scale), "C_scale": _scale(C_scale)}
-    return _call(data, _core.fit_request, _csv_text(data), json.dumps(request))
+    csv, source = _csv_input(data)
+    return _call(data, _core.fit_request, csv, json.dumps(request), source)
 
 
 def predict(fit_result, level=0.95, **inputs):
@@ -594,15 +620,16 @@ def predict(fit_result, level=0.95, **inputs):
     uncertainty only: where the mean loss lies), and loss_pi_lo, loss_pi_hi, the prediction
     interval of a new run's loss (that plus the fit's residual scatter, docs/fit.md). Returns a
     list of dicts (inputs, loss, loss_lo, loss_hi, loss_se, loss_pi_lo, loss_pi_hi)."""
-    if isinstance(fit_result, (str, os.PathLike)):
-        with open(fit_result, encoding="utf-8") as f:
-            text = f.read()
+    if _is_path(fit_result):  # read as `scalinglab predict` reads it
+        source = os.fspath(fit_result)
+        text = _call(source, _core.read_file, source, _core.max_saved_fit_bytes, "saved fit")
     else:  # the figure's numbers are not needed to predict
+        source = "the saved fit"
         text = json.dumps({k: v for k, v in fit_result.items() if k != "figure"} if isinstance(fit_result, dict)
                           else fit_result)
     values = {k: [float(x) for x in (v if hasattr(v, "__len__") else [v])] for k, v in inputs.items()}
     try:
-        return _core.predict(text, values, float(level))["predictions"]
+        return _core.predict(text, values, float(level), source)["predictions"]
     except ValueError as e:
         raise ValueError(_python_terms(str(e), "")) from None
 
@@ -623,9 +650,10 @@ def frontier(data, *, N=None, D=None, C=None, loss="loss", where=None, flops=Non
         columns["weight"] = weight
     if flops:
         columns["flops"] = flops
-    return _call(data, _core.frontier_isoflop, _csv_text(data), columns, int(drop_top), int(bootstrap),
+    csv, source = _csv_input(data)
+    return _call(data, _core.frontier_isoflop, csv, columns, int(drop_top), int(bootstrap),
                  float(level), str(int(seed)), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
-                 int(threads), float(trim), budget or "", _where_list(where))
+                 int(threads), float(trim), budget or "", _where_list(where), source)
 
 
 # ---- the extrapolation benchmark ------------------------------------------------------------

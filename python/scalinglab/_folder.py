@@ -15,6 +15,7 @@ _FILES = {"results.jsonl", "summary.csv", "sweep.toml", "run.json", "checks.json
           "plot.gp", "plot.dat", "plot.svg", "plot.png", "plot.pdf"}
 _FOLDERS = {"checkpoints"}
 _LOCK = ".lock"  # held by a run for its whole length (results_dir.hpp)
+_RUN_JSON_BYTES = 1 << 20  # a run's run.json is a few hundred bytes
 
 
 def _refuse(folder, why):
@@ -22,14 +23,19 @@ def _refuse(folder, why):
 
 
 def _check_run_json(fd, folder):
+    # O_NONBLOCK: a FIFO named run.json would block the open until a writer came; a device could be
+    # read for ever. Either is refused by its mode before a byte is read.
     try:
-        handle = os.open("run.json", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+        handle = os.open("run.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
     except OSError:
         _refuse(folder, "has no readable run.json, so it does not look like a scalinglab results folder")
     with os.fdopen(handle, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            _refuse(folder, "has a run.json that is not a file")
-        text = f.read(1 << 20)
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            _refuse(folder, "has a run.json that is not a regular file (a pipe, device or folder)")
+        if st.st_size > _RUN_JSON_BYTES:
+            _refuse(folder, f"has a run.json of {st.st_size} bytes, more than a run writes")
+        text = f.read(_RUN_JSON_BYTES)
     try:
         record = json.loads(text)
     except ValueError:
@@ -41,12 +47,13 @@ def _check_run_json(fd, folder):
 def _lock(fd, folder):
     """The run's lock on the folder, so that no run starts on it (or is running) while it is emptied."""
     try:
-        lock = os.open(_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666, dir_fd=fd)
+        lock = os.open(_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666,
+                       dir_fd=fd)
     except OSError as e:
         _refuse(folder, f"has a lock file that cannot be opened ({os.strerror(e.errno)})")
     if not stat.S_ISREG(os.fstat(lock).st_mode):
         os.close(lock)
-        _refuse(folder, "has a lock file that is not a file")
+        _refuse(folder, "has a lock file that is not a regular file (a pipe, device or folder)")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as e:

@@ -9,6 +9,7 @@ matplotlib is imported when a figure is drawn, never by `import scalinglab`. See
 """
 
 import csv
+import io
 import math
 import numbers
 import os
@@ -18,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from . import _scalinglab as _core
 from ._plot_reference import reference_curve, references as _references
 from ._plot_text import label_text as _label_text, plain as _plain, series_number as _series_number
 
@@ -60,9 +62,23 @@ def _column(cells):
     return np.asarray(values, dtype=np.float64)
 
 
+def _read_text(path, limit, what):
+    """A file of a results directory (which may come from anyone) as text, read by the core's reader:
+    a pipe or device refused before any read, a file over `limit` bytes by its size; ValueError
+    unless it is UTF-8, as every file a run writes is."""
+    data = _core.read_file(os.fspath(path), limit, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"plot: {path}: byte {e.start} (0x{data[e.start]:02x}) is not UTF-8 text, which a "
+                         f"scalinglab {what} is") from None
+
+
 def _read_csv(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    try:
+        rows = list(csv.reader(io.StringIO(_read_text(path, _core.max_table_bytes, "CSV table"), newline="")))
+    except csv.Error as e:
+        raise ValueError(f"plot: {path} is not a CSV table ({e})") from None
     if not rows:
         raise ValueError(f"plot: {path} is empty")
     header, body = rows[0], rows[1:]
@@ -79,8 +95,7 @@ def _read_toml(path):
             warnings.warn(f"plot: cannot read {path} (Python 3.11's tomllib or the tomli package is needed); "
                           "its [plot] and [[part]] tables are ignored", stacklevel=3)
             return {}
-    with open(path, "rb") as f:
-        return tomllib.load(f)
+    return tomllib.loads(_read_text(path, _core.max_sweep_file_bytes, "sweep file"))
 
 
 def _from_directory(path):
@@ -101,8 +116,7 @@ def _from_directory(path):
         if os.path.isfile(run):  # the profile this run applied may have changed the title
             import json
 
-            with open(run, encoding="utf-8") as f:
-                profile = json.load(f).get("profile", "")
+            profile = json.loads(_read_text(run, _core.max_sweep_file_bytes, "run record")).get("profile", "")
             over = sweep.get("profile", {}).get(profile, {}) if profile else {}
             if "title" in over:
                 sweep["title"] = over["title"]

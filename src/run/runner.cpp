@@ -144,6 +144,9 @@ std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out
 }
 
 std::vector<GridPoint> check_sweep(const Sweep& sweep, const Registry& registry, int threads, uint64_t shards) {
+  if (!is_plain_name(sweep.name))
+    throw InputError(sweep.path + ": the sweep's name '" + sweep.name +
+                     "' cannot name a results folder (use a plain file name)");
   auto points = expand_grid(sweep, registry);
   check_limit(static_cast<double>(points.size()) * static_cast<double>(sweep.runs) / static_cast<double>(shards),
               limits().max_tasks, sweep.path, "tasks (grid points x runs)", "--max-tasks");
@@ -157,9 +160,6 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   const uint64_t shards = options.shard_count, shard = options.shard_index;
   if (shards < 1 || shard >= shards)
     throw InputError("--shard " + std::to_string(shard) + "/" + std::to_string(shards) + ": expected i/n with 0 <= i < n");
-  if (!is_plain_name(sweep.name))
-    throw InputError(sweep.path + ": the sweep's name '" + sweep.name +
-                     "' cannot name a results folder (use a plain file name)");
   const auto points = check_sweep(sweep, registry, options.threads, shards);
   const int threads = resolve_threads(options.threads);
 

@@ -361,3 +361,65 @@ def test_maximum_likelihood_matches_least_squares_in_log_space_and_finds_the_noi
     assert r["objective"] == pytest.approx(n * np.log(rmse) + n / 2 * (1 + np.log(2 * np.pi)), rel=1e-9)
     with pytest.raises(ValueError, match="objective"):
         sl.fit(df, N="N", D="D", objective="likelihood", bootstrap=0)
+
+
+# ---- files read as the command line reads them ------------------------------------------------
+
+def _unreadable(kind, tmp_path):
+    """A path the fitters must refuse before reading it, and the sentence they refuse it with."""
+    if kind == "device":  # read for ever
+        return "/dev/zero", "/dev/zero: not a regular file"
+    if kind == "pipe":  # opened for reading, it waits for a writer
+        path = tmp_path / "runs.csv"
+        os.mkfifo(path)
+        return str(path), "runs.csv: not a regular file"
+    path = tmp_path / "runs.csv"  # 1.5 GB of holes: over the table limit by its size alone
+    with open(path, "wb") as f:
+        f.truncate(1500 << 20)
+    return str(path), f"runs.csv: {1500 << 20} bytes is more than the {1 << 30} a"
+
+
+@pytest.mark.parametrize("kind", ["device", "pipe", "sparse"])
+def test_fit_frontier_and_predict_refuse_a_path_that_is_not_a_sane_file(tmp_path, deadline, kind):
+    import time
+
+    path, sentence = _unreadable(kind, tmp_path)
+    calls = {"fit": lambda: sl.fit(path, "power", x="x", bootstrap=0),
+             "frontier": lambda: sl.frontier(path, N="N", C="C", bootstrap=0),
+             "predict": lambda: sl.predict(path, N=1e9, D=1e10)}
+    for name, call in calls.items():
+        start = time.monotonic()
+        with deadline(10), pytest.raises(ValueError) as e:
+            call()
+        assert sentence in str(e.value), name
+        assert time.monotonic() - start < 2, name
+
+
+def test_bytes_that_are_not_utf8_are_read_as_the_command_line_reads_them(tmp_path):
+    import json
+    import subprocess
+
+    rows = b"x,loss\n1,3\n2,2.1\n4,1.5\n8,1.06\n16,0.75\n"
+    good = tmp_path / "good.csv"
+    good.write_bytes(rows)
+    # In a column the fit does not read (and in its name), a byte that is not UTF-8 changes nothing.
+    elsewhere = tmp_path / "noted.csv"
+    elsewhere.write_bytes(b"x,loss,n\xffte\n" + b"".join(line + b",caf\xe9\n" for line in rows.splitlines()[1:]))
+    assert sl.fit(elsewhere, "power", x="x", bootstrap=0)["a"] == sl.fit(good, "power", x="x", bootstrap=0)["a"]
+    # In a cell it reads, it is refused with the command line's sentence (the byte shown as \xff).
+    cell = tmp_path / "runs--cell.csv"
+    cell.write_bytes(rows.replace(b"\n4,", b"\n\xff,"))
+    with pytest.raises(ValueError) as e:
+        sl.fit(cell, "power", x="x", bootstrap=0)
+    assert str(e.value) == f"{cell}:4: column 'x' holds '\\xff', not a finite decimal number (x=)"
+    cli = subprocess.run([_cli(), "fit", str(cell), "--law", "power", "--x", "x", "--bootstrap", "0"], capture_output=True)
+    assert cli.returncode == 2
+    assert cli.stderr.decode("utf-8", "backslashreplace") == f"scalinglab: error: {cell}:4: column 'x' holds '\\xff', not a finite decimal number (--x)\n"
+    # A saved fit that is not UTF-8 is not JSON, as `scalinglab predict` says.
+    fitted = sl.fit(good, "power", x="x", bootstrap=0)
+    saved = tmp_path / "fit.json"
+    saved.write_text(json.dumps({k: v for k, v in fitted.items() if k != "figure"}))
+    assert sl.predict(saved, x=10) == sl.predict(fitted, x=10)
+    saved.write_bytes(saved.read_bytes().replace(b'"power"', b'"\xffower"'))
+    with pytest.raises(ValueError, match=f"predict: {saved} is not JSON"):
+        sl.predict(saved, x=10)

@@ -413,3 +413,21 @@ def test_a_table_of_means_only_says_why_it_has_no_band(tmp_path):
     assert not any("no band" in t for t in notes(fig))
     assert fig.axes[0].collections, "the full table's sem gives a band"
     plt.close(fig)
+
+
+def test_a_directorys_files_are_read_as_the_core_reads_them(tmp_path, deadline):
+    # Not UTF-8, or 1.5 GB of holes: refused at once with a sentence, neither a UnicodeDecodeError
+    # nor seconds of reading ending in a csv.Error.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    table = b"T,error\n10,0.5\n100,\xff\n"
+    (bad / "summary.csv").write_bytes(table)
+    at = table.index(b"\xff")
+    with pytest.raises(ValueError, match=rf"summary.csv: byte {at} \(0xff\) is not UTF-8 text"):
+        sl.plot(bad, x="T", y="error")
+    big = tmp_path / "big"
+    big.mkdir()
+    with open(big / "summary.csv", "wb") as f:
+        f.truncate(1500 << 20)
+    with deadline(10), pytest.raises(ValueError, match=f"summary.csv: {1500 << 20} bytes is more than the"):
+        sl.plot(big, x="T", y="error")

@@ -20,6 +20,7 @@
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/lab/evaluate.hpp"
+#include "scalinglab/lab/limits.hpp"
 #include "scalinglab/results/results.hpp"
 #include "scalinglab/run/runner.hpp"
 
@@ -373,6 +374,20 @@ TEST(Runner, BadOutputDirectoryLeavesNothingBehind) {
   EXPECT_FALSE(fs::exists(tmp.path / "d" / "run.json"));
   EXPECT_THROW(run_toy(tmp / "e", 1, false, 2, 2), InputError);  // shard index out of range
   EXPECT_FALSE(fs::exists(tmp.path / "e"));
+}
+
+TEST(Runner, CheckSweepRefusesWhatARunWouldRefuse) {
+  // Python's overwrite=True calls it before emptying a folder: what run_sweep would refuse before
+  // its first task (here a name no results folder can have, and too many tasks), it refuses too.
+  EXPECT_EQ(check_sweep(toy_sweep(), toy(), 1).size(), 8u);
+  const Sweep unnamed = parse_sweep(kToySweep, "a\tb.toml", "", {}, toy());  // a name no folder can have
+  EXPECT_THROW(check_sweep(unnamed, toy(), 1), InputError);
+  const Limits saved = limits();
+  Limits few = saved;
+  few.max_tasks = 10;  // 24 tasks
+  set_limits(few);
+  EXPECT_THROW(check_sweep(toy_sweep(), toy(), 1), InputError);
+  set_limits(saved);
 }
 
 // ---- the command line on memory.error ----------------------------------------------------------

@@ -46,5 +46,7 @@ std::string system_error_text(int err);
 inline constexpr std::uint64_t kMaxSweepFileBytes = 16ull << 20;
 // CSV tables for the fitters.
 inline constexpr std::uint64_t kMaxTableBytes = 1ull << 30;
+// A fit saved by `scalinglab fit --save` (with its bootstrap replicates), read by `predict`.
+inline constexpr std::uint64_t kMaxSavedFitBytes = 1ull << 30;
 
 }  // namespace scalinglab

@@ -94,10 +94,11 @@ struct RunOutcome {
 // "DIR/: results.jsonl, summary.csv, ... (3 checks passed, 0 failed)": where the outputs went.
 std::string outcome_summary(const RunOutcome& outcome);
 
-// Everything a run checks before its first task, without touching any folder: the grid (names,
-// ranges, formulas), the task count (of one shard of `shards`), each task's parameters as its
-// measure checks them, memory for `threads` (0: all cores) concurrent tasks, and work. Throws
-// InputError; returns the grid points. Whoever replaces a folder calls it before clearing it.
+// Everything a run checks before its first task, without touching any folder: the sweep's name
+// (it names the default results folder), the grid (names, ranges, formulas), the task count (of
+// one shard of `shards`), each task's parameters as its measure checks them, memory for `threads`
+// (0: all cores) concurrent tasks, and work. Throws InputError; returns the grid points. Whoever
+// replaces a folder calls it before clearing it.
 std::vector<GridPoint> check_sweep(const Sweep& sweep, const Registry& registry, int threads = 0, uint64_t shards = 1);
 
 // Runs the sweep. Bad input (unwritable directory, existing results without --resume, a folder
