@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/expression.hpp"
@@ -49,9 +50,12 @@ py::str text_to_py(const std::string& text) {
   return py::reinterpret_steal<py::str>(s);
 }
 
-// An exception of the core as `type`, its message made Python text by text_to_py.
+// An exception of the core as `type`, its message escaped as the command line prints it
+// (core/text_escape.hpp: a byte that is not UTF-8 as \xFF, control characters made visible), so a
+// message reads the same in both.
 void set_python_error(PyObject* type, const char* what) {
-  PyObject* s = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace");
+  const std::string text = terminal_text(what);
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
   if (!s) return;  // the decoding's own error (out of memory) is the one raised
   PyErr_SetObject(type, s);
   Py_DECREF(s);

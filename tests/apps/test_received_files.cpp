@@ -33,6 +33,8 @@ double children_peak_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024;
 }
 
+}  // namespace
+
 class ReceivedFiles : public scalinglab::testing::ScratchDirTest {
  protected:
   void SetUp() override {
@@ -46,8 +48,6 @@ class ReceivedFiles : public scalinglab::testing::ScratchDirTest {
   }
   fs::path sweep;
 };
-
-}  // namespace
 
 // B4: a pipe planted as a shard's .lock once blocked `merge` in open(2) forever.
 TEST_F(ReceivedFiles, APipeAsTheLockDoesNotHangMerge) {

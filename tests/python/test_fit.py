@@ -406,15 +406,15 @@ def test_bytes_that_are_not_utf8_are_read_as_the_command_line_reads_them(tmp_pat
     elsewhere = tmp_path / "noted.csv"
     elsewhere.write_bytes(b"x,loss,n\xffte\n" + b"".join(line + b",caf\xe9\n" for line in rows.splitlines()[1:]))
     assert sl.fit(elsewhere, "power", x="x", bootstrap=0)["a"] == sl.fit(good, "power", x="x", bootstrap=0)["a"]
-    # In a cell it reads, it is refused with the command line's sentence (the byte shown as \xff).
+    # In a cell it reads, it is refused with the command line's sentence (the byte shown as \xFF).
     cell = tmp_path / "runs--cell.csv"
     cell.write_bytes(rows.replace(b"\n4,", b"\n\xff,"))
     with pytest.raises(ValueError) as e:
         sl.fit(cell, "power", x="x", bootstrap=0)
-    assert str(e.value) == f"{cell}:4: column 'x' holds '\\xff', not a finite decimal number (x=)"
+    assert str(e.value) == f"{cell}:4: column 'x' holds '\\xFF', not a finite decimal number (x=)"
     cli = subprocess.run([_cli(), "fit", str(cell), "--law", "power", "--x", "x", "--bootstrap", "0"], capture_output=True)
     assert cli.returncode == 2
-    assert cli.stderr.decode("utf-8", "backslashreplace") == f"scalinglab: error: {cell}:4: column 'x' holds '\\xff', not a finite decimal number (--x)\n"
+    assert cli.stderr.decode("utf-8", "backslashreplace") == f"scalinglab: error: {cell}:4: column 'x' holds '\\xFF', not a finite decimal number (--x)\n"
     # A saved fit that is not UTF-8 is not JSON, as `scalinglab predict` says.
     fitted = sl.fit(good, "power", x="x", bootstrap=0)
     saved = tmp_path / "fit.json"
