@@ -46,10 +46,6 @@ void add_fit(CLI::App& app, Action& action) {
   cmd->add_option("--delta", r->delta,
                   "Huber threshold on log residuals; inf: least squares (default: the law's; least squares except "
                   "chinchilla and kaplan, fitted as Hoffmann et al. with 1e-3)");
-  cmd->add_option("--aggregate", o->columns.aggregate,
-                  "merge rows with identical inputs (repeated seeds): mean (their mean loss, weighted by their number) "
-                  "or min (the lowest loss); the spread within them is reported")
-      ->check(CLI::IsMember({"mean", "min"}));
   cmd->add_option("--objective", r->objective,
                   "huber: minimise the summed Huber loss (least squares with --delta inf) of log residuals (Hoffmann "
                   "et al.); mle: maximise the likelihood of the log residuals under that loss's density with a fitted "

@@ -85,6 +85,11 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
                   "lowest-loss row of each (N, D), after --where and before --drop-top; warns when the best value "
                   "is the smallest or largest tried")
       ->type_name("COL");
+  // fit and frontier alike: frontier's own warning about repeated seeds recommends it.
+  cmd->add_option("--aggregate", o.columns.aggregate,
+                  "merge rows with identical inputs (repeated seeds): mean (their mean loss, weighted by their number) "
+                  "or min (the lowest loss); the spread within them is reported")
+      ->check(CLI::IsMember({"mean", "min"}));
   cmd->add_flag("--drop-missing", o.columns.drop_missing,
                 "leave out the rows with a missing value (blank, NaN, NA, null) in a column the fit reads, and say how "
                 "many per column (otherwise such a cell is an error)");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -180,6 +181,30 @@ TEST(Cli, FrontierBothComparesTheApproachesAndCountsSkippedSlices) {
   EXPECT_NE(o.out.find("Approach 2 against Approach 3"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("--skip-bad-slices left out 26 of 57 slices (46 of 240 runs)"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("WARNING: at C = "), std::string::npos) << o.out;
+}
+
+// frontier's warning about repeated seeds recommends --aggregate mean: frontier takes it, as fit does,
+// and the slices are fitted to the seeds' mean loss.
+TEST(Cli, FrontierTakesTheAggregateItsWarningRecommends) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("scalinglab-aggregate-" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  std::string csv = "C,N,seed,loss\n";
+  for (double C : {1e18, 1e19, 1e20})
+    for (double N : {1e7, 3e7, 1e8, 3e8, 1e9})
+      for (int seed : {1, 2}) {
+        const double D = C / (6 * N), L = 1.7 + 400 / std::pow(N, 0.34) + 410 / std::pow(D, 0.28) + 0.002 * seed;
+        csv += fmt::format("{:g},{:g},{},{:.9g}\n", C, N, seed, L);
+      }
+  std::ofstream(dir + "/seeds.csv") << csv;
+  const std::string base = "frontier '" + dir + "/seeds.csv' --C C --N N --bootstrap 0";
+  const Outcome plain = run_cli(base);
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  EXPECT_NE(plain.out.find("--aggregate mean"), std::string::npos) << plain.out;
+  const Outcome merged = run_cli(base + " --aggregate mean");
+  ASSERT_EQ(merged.status, 0) << merged.out;
+  EXPECT_EQ(merged.out.find("were not expected"), std::string::npos) << merged.out;
+  EXPECT_EQ(merged.out.find("repeated seeds?"), std::string::npos) << merged.out;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, PredictNamesWhatEachIntervalCovers) {
