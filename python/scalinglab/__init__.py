@@ -31,6 +31,8 @@ import numpy as np
 from . import _folder, _sweep_toml
 from . import _scalinglab as _core
 from ._metric import Estimate, Exact, Metric
+from ._fit_args import (_bounds_text, _call, _columns, _csv_input, _csv_text, _grid_list, _is_path,  # noqa: F401
+                        _json_number, _python_terms, _scale, _where_list)
 
 __version__ = _core.__version__
 
@@ -470,108 +472,7 @@ def load_results(path, frame=False):
     return pd.DataFrame(rows)
 
 
-# ---- scaling-law fits ------------------------------------------------------------------------
-def _is_path(data):
-    return isinstance(data, (str, os.PathLike))
-
-
-def _csv_input(data):
-    """(CSV, source) for the fitters: a path's bytes, read as the command line reads a table (by the
-    core's reader: a pipe or device refused before any read, a file over the size limit by its size;
-    bytes that are not UTF-8 reach the fitter as they are, as on the command line), named by the
-    path; or the CSV text of a DataFrame or dict, named "data"."""
-    if _is_path(data):
-        path = os.fspath(data)
-        return _core.read_file(path, _core.max_table_bytes, "CSV table"), path
-    return _csv_text(data), "data"
-
-
-def _csv_text(data):
-    """CSV text of a pandas DataFrame or a dict of equal-length columns."""
-    if isinstance(data, dict):
-        import pandas as pd
-        data = pd.DataFrame(data)
-    return data.to_csv(index=False, float_format="%.17g")  # every digit: the fit sees the user's numbers
-
-
-def _columns(x, N, D, C, loss):
-    return {k: v for k, v in {"x": x, "N": N, "D": D, "C": C, "loss": loss}.items() if v}
-
-
-# CLI option -> keyword, for messages about a Python call.
-_KEYWORDS = {"--x-min": "x_min=", "--drop-top": "drop_top=", "--best-of": "best_of=", "--bootstrap-starts":
-             "bootstrap_starts=", "--group-tolerance": "group_tolerance=", "--skip-bad-slices": "skip_bad_slices=",
-             "--drop-missing": "drop_missing=True"}
-
-
-def _python_terms(message, data):
-    """A fitter's message in the caller's terms: keyword arguments instead of command-line options,
-    DataFrame rows instead of lines of the CSV text the data was passed as."""
-    import re
-
-    def option(m):
-        name = m.group(1)
-        # "--level 2: ..." reads "level=2: ..."
-        return _KEYWORDS.get(name, name[2:].replace("-", "_") + "=")
-    # An option starts the message or follows a space or a bracket; a "--" inside a file's path is left alone.
-    message = re.sub(r"(?<![^\s(\[])(--[a-zA-Z][a-zA-Z-]*)(?: (?=[-+.\d'\"]|inf\b|nan\b))?", option, message)
-    index = getattr(data, "index", None)
-
-    def row(m):
-        line = int(m.group(1))  # line 1 is the header
-        if index is not None and 0 <= line - 2 < len(index):
-            return f"row {index[line - 2]!r}"
-        return f"row {line - 2}"
-    if not _is_path(data):
-        message = re.sub(r"\bdata:(\d+)", row, message)
-        message = re.sub(r"\bline (\d+)", row, message)
-    return message
-
-
-def _call(data, f, *args):
-    try:
-        return f(*args)
-    except ValueError as e:
-        raise ValueError(_python_terms(str(e), data)) from None
-
-
-def _where_list(where):
-    if where is None:
-        return []
-    if isinstance(where, str):
-        return [where]
-    if isinstance(where, dict):
-        return [f"{k}={v}" for k, v in where.items()]
-    return [str(w) for w in where]
-
-
-def _bounds_text(bounds):
-    if bounds is None or isinstance(bounds, str):
-        return bounds or ""
-    def side(v):
-        return "" if v is None or v in (float("inf"), float("-inf")) else format(float(v), ".17g")
-    return ",".join(f"{k}={side(lo)}:{side(hi)}" for k, (lo, hi) in bounds.items())
-
-
-def _grid_list(grid):
-    if grid is None:
-        return []
-    if isinstance(grid, dict):
-        return [f"{k}=" + ",".join(repr(float(v)) for v in vs) for k, vs in grid.items()]
-    return [str(g) for g in grid]
-
-
-def _scale(v):
-    """A unit factor for the request: a suffix as text ("M"), else a number."""
-    return v if isinstance(v, str) else _json_number(v)
-
-
-def _json_number(v):
-    """A number for the JSON request: JSON has no infinity or NaN, so those go as text ("inf")."""
-    v = float(v)
-    return v if math.isfinite(v) else repr(v)
-
-
+# ---- scaling-law fits (the arguments' conversions: _fit_args.py) -----------------------------
 def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", where=None, x_min=None,
         drop_top=0, flops=None, weight=None, best_of=None, holdout=None, cv=None, compare=(), bounds=None,
         grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0, polish=64,

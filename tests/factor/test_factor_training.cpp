@@ -269,6 +269,32 @@ TEST(FactorTraining, ARunRestoredFromItsCheckpointEndsBitForBitAsTheWholeRun) {
   }
 }
 
+namespace {
+
+// A 60-epoch compression run on a small task that saves its state once, after epoch 20, into
+// `path`: the spec (without its checkpoint) and the whole run's result.
+struct SavedRun {
+  TrainSpec spec;
+  TrainResult whole;
+};
+SavedRun run_saving_at_epoch_20(const FactorTask& task, const std::string& path) {
+  SavedRun r;
+  r.spec.d = 16, r.spec.h = 32, r.spec.epochs = 60, r.spec.batch = 300, r.spec.evals = 6;
+  TaskCheckpoint saving(path, "task", 0, false);
+  std::size_t epoch = 0;
+  r.spec.on_epoch = [&] {
+    if (++epoch == 20) request_checkpoints(false);
+  };
+  r.spec.checkpoint = &saving;
+  Stream a(9);
+  r.whole = train(task, r.spec, a);
+  r.spec.on_epoch = nullptr;
+  r.spec.checkpoint = nullptr;
+  return r;
+}
+
+}  // namespace
+
 // A state edited in the folder (weights zeroed, without the key's signature) is set aside: the
 // task starts afresh and ends as the whole run does. On the format before signatures, a checksum
 // recomputed by the editor was enough to be restored.
@@ -277,17 +303,7 @@ TEST(FactorTraining, AStateEditedInTheFolderIsNotRestored) {
   const FactorTask task = small_task(4, "2x8", "4x2");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("scalinglab-factor-edited-" + std::to_string(::getpid()) + ".state")).string();
-  TrainSpec spec;
-  spec.d = 16, spec.h = 32, spec.epochs = 60, spec.batch = 300, spec.evals = 6;
-  TaskCheckpoint saving(path, "task", 0, false);
-  std::size_t epoch = 0;
-  spec.on_epoch = [&] {
-    if (++epoch == 20) request_checkpoints(false);
-  };
-  spec.checkpoint = &saving;
-  Stream a(9);
-  const TrainResult whole = train(task, spec, a);
-  spec.on_epoch = nullptr;
+  auto [spec, whole] = run_saving_at_epoch_20(task, path);
   const CheckpointFile parts = CheckpointFile::read(path);
   const std::string zeroed = edited_state(parts.state, [](auto&, auto& theta, auto&, auto&, auto&) {
     std::fill(theta.begin(), theta.end(), 0.0f);
@@ -320,17 +336,7 @@ TEST(FactorTraining, ASignedStateIsCheckedFieldByFieldAgainstTheTask) {
   const FactorTask task = small_task(4, "2x8", "4x2");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("scalinglab-factor-fields-" + std::to_string(::getpid()) + ".state")).string();
-  TrainSpec spec;
-  spec.d = 16, spec.h = 32, spec.epochs = 60, spec.batch = 300, spec.evals = 6;
-  TaskCheckpoint saving(path, "task", 0, false);
-  std::size_t epoch = 0;
-  spec.on_epoch = [&] {
-    if (++epoch == 20) request_checkpoints(false);
-  };
-  spec.checkpoint = &saving;
-  Stream a(9);
-  train(task, spec, a);
-  spec.on_epoch = nullptr;
+  TrainSpec spec = run_saving_at_epoch_20(task, path).spec;
   const std::string good = CheckpointFile::read(path).state;
   using Edit = std::function<void(uint64_t&, std::vector<float>&, std::vector<float>&, std::vector<float>&, uint64_t&)>;
   const std::vector<std::pair<std::string, Edit>> edits = {
