@@ -2,9 +2,11 @@
 // (parameters), plain Python objects (JSON records) or column lists (tables); the pure-Python
 // package `scalinglab` (python/scalinglab/) turns them into the public API with numpy/pandas.
 #include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "scalinglab/core/text_escape.hpp"
@@ -27,6 +30,8 @@
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/fit_figure.hpp"
 #include "scalinglab/fit/fit_request.hpp"
+#include "scalinglab/fit/frontier_request.hpp"
+#include "monitored.hpp"
 #include "scalinglab/lab/describe.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/limits.hpp"
@@ -273,40 +278,27 @@ py::list read_results_file(const std::string& path) {
   return out;
 }
 
-// The fitters take CSV text (a DataFrame's to_csv, or a file's bytes from read_file) so that column
-// choice, derived columns, dropped rows and error messages are exactly the command line's; `source`
-// names the rows in messages ("data", or the file's path as the command line names it).
-fit::FitColumns fit_columns(const fit::DataTable& table, const std::map<std::string, std::string>& columns, int drop_top,
-                            bool need_x, const std::vector<std::string>& where = {}) {
-  fit::ColumnChoice c;
-  for (const auto& w : where) {  // as the command line's --where: a comparison is a condition
-    if (fit::is_condition(w)) c.conditions.push_back(w);
-    else c.where.push_back(fit::parse_filter(w));
-  }
-  for (const auto& [k, v] : columns) {
-    if (k == "x") c.x = v;
-    else if (k == "N") c.N = v;
-    else if (k == "D") c.D = v;
-    else if (k == "C") c.C = v;
-    else if (k == "loss") c.loss = v;
-    else if (k == "weight") c.weight = v;
-    else if (k == "flops") c.flops = v;
-  }
-  c.drop_top = drop_top;
-  return fit::choose_columns(table, c, need_x);
-}
+// The fitters take CSV text (columns_csv's, or a file's bytes from read_file) so that column choice,
+// derived columns, dropped rows and error messages are exactly the command line's; `source` names
+// the rows in messages ("data", or the file's path as the command line names it). `delimiter`:
+// the request's for a file, "," for a DataFrame's text.
 
 // The same request as `scalinglab fit` (fit::run_fit): the CLI and Python give the same numbers.
 // The request is checked (fit_request_from_json, as the command line's options are) before the
-// data are parsed (a path's bytes are read first, by read_file_py).
-py::object fit_request_py(const std::string& csv, const std::string& request, const std::string& source) {
+// data are parsed (a path's bytes are read first, by read_file_py). `progress`: a callable
+// (stage, done, total) or None (run_monitored).
+py::object fit_request_py(const std::string& csv, const std::string& request, const std::string& source,
+                          const py::object& progress) {
   const fit::FitRequest r = fit::fit_request_from_json(fit::parse_json(request, "fit: the request"));
-  const fit::DataTable table = fit::parse_csv(csv, source);
-  const fit::FitOutcome outcome = fit::run_fit(table, r);
-  nlohmann::json j = fit::fit_outcome_saved(outcome);
-  // What plot_fit draws: the figure's numbers, as the command line's --plot computes them.
-  const fit::LawOutcome& main = outcome.laws.front();
-  j["figure"] = fit::law_fit_figure(main.fit, outcome.train_columns, main.boot.get(), r.boot.level);
+  const json j = run_monitored<json>(progress, [&](const fit::FitMonitor& monitor) {
+    const fit::DataTable table = fit::parse_csv(csv, source, fit::parse_delimiter(r.delimiter));
+    const fit::FitOutcome outcome = fit::run_fit(table, r, monitor);
+    json out = fit::fit_outcome_saved(outcome);
+    // What plot_fit draws: the figure's numbers, as the command line's --plot computes them.
+    const fit::LawOutcome& main = outcome.laws.front();
+    out["figure"] = fit::law_fit_figure(main.fit, outcome.train_columns, main.boot.get(), r.boot.level);
+    return out;
+  });
   return to_py(j);
 }
 
@@ -316,41 +308,89 @@ py::object predict_py(const std::string& saved, const std::map<std::string, std:
   return to_py(fit::predict_saved(fit::parse_json(saved, "predict: " + source), inputs, level));
 }
 
-// `seed` is Python's int as text: a negative one is refused by fit::parse_seed, as on the command line.
-py::object frontier_py(const std::string& csv, const std::map<std::string, std::string>& columns, int drop_top,
-                       int bootstrap, double level, const std::string& seed, const std::vector<double>& at,
-                       double group_tolerance, bool skip_bad_slices, int threads, double trim, const std::string& budget,
-                       const std::vector<std::string>& where, const std::string& source) {
-  fit::BootstrapOptions bo;
-  bo.replicates = bootstrap;
-  bo.level = level;
-  bo.seed = fit::parse_seed(seed);
-  fit::check_bootstrap_options(bo);
-  fit::check_budgets(at);
-  fit::check_threads(threads);
-  const fit::DataTable table = fit::parse_csv(csv, source);
-  const fit::FitColumns cols = fit_columns(table, columns, drop_top, false, where);
-  fit::IsoflopOptions io;
-  io.group_tolerance = group_tolerance;
-  io.skip_bad_slices = skip_bad_slices;
-  if (!(trim >= 0) || trim >= 1) throw InputError("trim: a fraction in [0, 1), e.g. 0.05 for 5%");
-  io.trim = trim;
-  if (!budget.empty()) {
-    std::map<int, std::size_t> row_of_line;
-    for (std::size_t r = 0; r < table.lines.size(); ++r) row_of_line[table.lines[r]] = r;
-    std::vector<std::size_t> rows;
-    for (const int line : cols.lines) rows.push_back(row_of_line.at(line));
-    io.budget_labels = table.select(rows).numbers(budget);
-  }
-  const fit::IsoflopFit result = fit::fit_isoflop(cols.C, cols.N, cols.loss, io, cols.lines, cols.weight);
-  std::unique_ptr<fit::IsoflopBootstrap> boot;
-  if (bootstrap > 0)
-    boot = std::make_unique<fit::IsoflopBootstrap>(fit::bootstrap_isoflop(result, cols.N, cols.loss, bo, at, threads, cols.weight));
-  nlohmann::json j = fit::isoflop_json(result, boot.get(), bo, at);
-  j["figure"] = fit::isoflop_figure(result, cols, boot.get(), level);
+// The same request as `scalinglab frontier` (fit::run_frontier), with the figure's numbers.
+py::object frontier_request_py(const std::string& csv, const std::string& request, const std::string& source,
+                               const py::object& progress) {
+  const fit::FrontierRequest r = fit::frontier_request_from_json(fit::parse_json(request, "frontier: the request"));
+  const json j = run_monitored<json>(progress, [&](const fit::FitMonitor& monitor) {
+    const fit::DataTable table = fit::parse_csv(csv, source, fit::parse_delimiter(r.delimiter));
+    const fit::FrontierOutcome outcome = fit::run_frontier(table, r, monitor);
+    json out = outcome.json;
+    out["figure"] = fit::frontier_figure(outcome);
+    return out;
+  });
   return to_py(j);
 }
 
+// A DataFrame's columns as CSV text, fast: numbers as their shortest round-trip text (the fit reads
+// the user's doubles exactly), NaN as a blank (missing) cell, infinities as inf; text columns
+// quoted as RFC 4180 wants. `columns`: per column a float64 array or a list of str (None: blank).
+py::bytes columns_csv_py(const std::vector<std::string>& names, const py::list& columns) {
+  if (names.size() != columns.size()) throw InputError("columns_csv: names and columns differ in number");
+  const std::size_t k = names.size();
+  std::vector<py::array_t<double, py::array::c_style | py::array::forcecast>> numeric(k);
+  std::vector<std::vector<std::string>> text(k);
+  std::vector<char> is_text(k, 0);
+  std::size_t rows = 0;
+  for (std::size_t c = 0; c < k; ++c) {
+    const py::handle col = columns[c];
+    if (py::isinstance<py::list>(col)) {
+      is_text[c] = 1;
+      for (const auto& v : col.cast<py::list>()) text[c].push_back(v.is_none() ? std::string() : v.cast<std::string>());
+      rows = text[c].size();
+    } else {
+      numeric[c] = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(col);
+      if (!numeric[c] || numeric[c].ndim() != 1) throw InputError("columns_csv: column '" + names[c] + "' is not 1-d");
+      rows = static_cast<std::size_t>(numeric[c].shape(0));
+    }
+    if (c > 0) {
+      const std::size_t first = is_text[0] ? text[0].size() : static_cast<std::size_t>(numeric[0].shape(0));
+      if (rows != first) throw InputError("columns_csv: columns of different lengths");
+    }
+  }
+  auto quoted = [](std::string& out, std::string_view v) {
+    if (v.find_first_of(",\"\r\n") == std::string_view::npos) {
+      out += v;
+      return;
+    }
+    out += '"';
+    for (const char ch : v) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    out += '"';
+  };
+  std::string out;
+  {
+    py::gil_scoped_release nogil;
+    out.reserve(rows * k * 12 + 64);
+    for (std::size_t c = 0; c < k; ++c) {
+      if (c) out += ',';
+      quoted(out, names[c]);
+    }
+    out += '\n';
+    std::vector<const double*> data(k, nullptr);
+    for (std::size_t c = 0; c < k; ++c)
+      if (!is_text[c]) data[c] = numeric[c].data();
+    char buffer[32];
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t c = 0; c < k; ++c) {
+        if (c) out += ',';
+        if (is_text[c]) {
+          quoted(out, text[c][r]);
+          continue;
+        }
+        const double v = data[c][r];
+        if (std::isnan(v)) continue;
+        if (std::isinf(v)) {
+          out += v > 0 ? "inf" : "-inf";
+          continue;
+        }
+        const auto end = fmt::format_to_n(buffer, sizeof buffer, "{}", v);
+        out.append(buffer, end.out);
+      }
+      out += '\n';
+    }
+  }
+  return py::bytes(out);
+}
 
 // The extrapolation benchmark. `external` maps a method's name to a callable taking the small-budget
 // table (a dict of lists N, D, C, budget, loss) and the target budgets, returning one dict per
@@ -496,11 +536,12 @@ PYBIND11_MODULE(_scalinglab, mod) {
     return py::dict("max_points"_a = l.max_points, "max_tasks"_a = l.max_tasks, "max_memory"_a = l.memory_bytes(),
                     "max_work"_a = l.max_work);
   });
-  mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a, "source"_a = "data");
+  mod.def("fit_request", &fit_request_py, "csv"_a, "request"_a, "source"_a = "data", "progress"_a = py::none());
   mod.def("predict", &predict_py, "saved"_a, "inputs"_a, "level"_a, "source"_a = "the saved fit");
-  mod.def("frontier_isoflop", &frontier_py, "csv"_a, "columns"_a, "drop_top"_a, "bootstrap"_a, "level"_a, "seed"_a,
-          "at"_a, "group_tolerance"_a, "skip_bad_slices"_a, "threads"_a, "trim"_a, "budget"_a,
-          "where"_a = std::vector<std::string>{}, "source"_a = "data");
+  mod.def("frontier_request", &frontier_request_py, "csv"_a, "request"_a, "source"_a = "data", "progress"_a = py::none());
+  mod.def("columns_csv", &columns_csv_py, "names"_a, "columns"_a);
+  mod.def("fit_option_keys", [] { return fit::fit_option_keys(); });
+  mod.def("frontier_option_keys", [] { return fit::frontier_option_keys(); });
   mod.def("extrapolate_benchmark", &extrapolate_py, "files"_a, "out_dir"_a = "", "profile"_a = "",
           "methods"_a = std::vector<std::string>{}, "replications"_a = 0, "bootstrap"_a = -1, "threads"_a = 0,
           "resume"_a = false, "quiet"_a = true, "predictions"_a = "", "external"_a = py::dict());

@@ -30,12 +30,12 @@ void add_fit(CLI::App& app, Action& action) {
       "other name a parameter).\n"
       "Example: scalinglab fit data.csv --law chinchilla --N 'Model Size' --C 'Training FLOP' --loss loss "
       "--drop-top 5 --holdout 'C>=1e21' --json");
-  auto o = std::make_shared<FitCommandOptions>();
+  auto o = std::make_shared<FitterText>();
   auto r = std::make_shared<fit::FitRequest>();
   auto save = std::make_shared<std::string>();
-  o->boot.replicates = 200;
   cmd->add_option("--law", r->law, "a law's name, or an expression of the data and parameters")->capture_default_str();
-  add_fit_options(cmd, *o, true);
+  add_fitter_options(cmd, *r, *o);
+  cmd->add_option("--x", r->columns.x, "column of the single input x (power, saturating laws)");
   cmd->add_option("--compare", r->compare, "another law fitted on the same rows and compared in one table (repeatable)");
   cmd->add_option("--bounds", r->bounds,
                   "bounds on parameters, NAME=LOW:HIGH,... (either side may be empty). NAME=0: marks a positive scale, "
@@ -52,12 +52,12 @@ void add_fit(CLI::App& app, Action& action) {
                   "noise scale, reported as sigma (Besiroglu et al. 2024)")
       ->check(CLI::IsMember({"huber", "mle"}))
       ->capture_default_str();
-  cmd->add_option("--holdout", o->columns.holdout,
+  cmd->add_option("--holdout", r->columns.holdout,
                   "rows held out of the fit and scored, a condition such as 'C>=1e21' (N, D, C, x, loss, columns)");
   cmd->add_option("--cv", r->cv, "cross-validation: leave-one-budget-out (budgets: C within 10%; x for one-input laws)")
       ->check(CLI::IsMember({"leave-one-budget-out"}));
   cmd->add_option("--x-min", r->x_min, "keep rows with x (two-input laws: N) at least this")->check(finite_number());
-  cmd->add_option("--bootstrap-starts", o->boot.starts,
+  cmd->add_option("--bootstrap-starts", r->boot.starts,
                   "each bootstrap refit starts from the optimum and this many of the best grid starts (0: all)")
       ->capture_default_str();
   cmd->add_option("--polish", r->polish,
@@ -68,44 +68,26 @@ void add_fit(CLI::App& app, Action& action) {
   cmd->callback([&action, o, r, save] {
     action = [o, r, save] {
       fit::FitRequest req = *r;
-      req.columns = o->resolved_columns();
-      req.boot = o->checked_bootstrap();
-      req.at = o->at;
-      req.threads = o->threads;
+      o->resolve(req);
       fit::check_fit_request(req);  // as for Python, before the file is read
-      const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(o->delimiter));
-      const fit::FitOutcome outcome = fit::run_fit(table, req, !o->json);
+      const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(req.delimiter));
+      const fit::FitOutcome outcome = fit::run_fit(table, req, cli_monitor());
       const fit::LawOutcome& main = outcome.laws.front();
       const auto& inputs = main.law->inputs;
       const bool plottable = inputs.size() == 1 || (inputs.size() == 2 && inputs[0] == "N" && inputs[1] == "D");
       if (!o->plot_dir.empty()) {
-        if (plottable) fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(), o->boot.level);
+        if (plottable) fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(), req.boot.level);
         else std::fprintf(stderr, "fit: --plot draws laws of x or of (N, D); this law reads %zu inputs\n", inputs.size());
       }
       // Whole or not at all, fsynced, and a full disk or an unwritable path is an error (exit 2).
       if (!save->empty()) write_file(*save, fit::fit_outcome_saved(outcome).dump(1) + "\n");
-      const fit::FitColumns& cols = outcome.columns;
       if (o->json) {
         nlohmann::json j = fit::fit_outcome_json(outcome);
         j["file"] = o->file;
         std::cout << j.dump(2) << "\n";
       } else {
-        std::cout << o->file << ": " << cols.rows_read << " rows";
-        if (cols.missing_dropped) {
-          std::string by;
-          for (const auto& [column, count] : cols.missing_by_column)
-            by += (by.empty() ? "" : ", ") + column + " " + std::to_string(count);
-          std::cout << ", " << cols.missing_dropped << " with a missing value dropped (" << by << ")";
-        }
-        if (cols.rows_filtered != cols.rows_read - cols.missing_dropped)
-          std::cout << ", " << cols.rows_filtered << " after filters";
-        if (!cols.aggregation.how.empty() && cols.aggregation.groups < cols.aggregation.rows)
-          std::cout << ", " << cols.aggregation.rows << " merged into " << cols.aggregation.groups;
-        if (cols.best_of_dropped) std::cout << ", " << cols.best_of_dropped << " not the best of their sweep";
-        if (cols.dropped) std::cout << ", " << cols.dropped << " highest losses dropped";
-        if (main.test.size()) std::cout << ", " << main.test.size() << " held out";
-        if (!cols.derived.empty()) std::cout << "; " << cols.derived;
-        std::cout << "\n" << fit::fit_outcome_table(outcome);
+        std::cout << o->file << ": " << fit::rows_text(outcome.columns, main.test.size()) << "\n"
+                  << fit::fit_outcome_table(outcome);
         if (!o->plot_dir.empty() && plottable) std::cout << "figure: " << o->plot_dir << "/fit.svg\n";
         if (!save->empty()) std::cout << "saved: " << *save << "\n";
       }

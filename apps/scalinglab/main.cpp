@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/text_escape.hpp"
+#include "scalinglab/fit/fit_monitor.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/limits.hpp"
 
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     return status;
+  } catch (const scalinglab::fit::FitInterrupted& e) {
+    std::fprintf(stderr, "\nscalinglab: interrupted (%s); nothing was written\n", e.what());
+    return 130;
   } catch (const scalinglab::InputError& e) {
     std::fprintf(stderr, "scalinglab: error: %s\n", terminal_text(e.what()).c_str());
     return 2;

@@ -31,7 +31,7 @@ import numpy as np
 from . import _folder, _sweep_toml
 from . import _scalinglab as _core
 from ._metric import Estimate, Exact, Metric
-from ._fit_args import (_bounds_text, _call, _columns, _csv_input, _csv_text, _grid_list, _is_path,  # noqa: F401
+from ._fit_args import (_bounds_text, _call, _csv_input, _csv_text, _grid_list, _is_path,  # noqa: F401
                         _json_number, _python_terms, _scale, _where_list)
 
 __version__ = _core.__version__
@@ -472,89 +472,8 @@ def load_results(path, frame=False):
     return pd.DataFrame(rows)
 
 
-# ---- scaling-law fits (the arguments' conversions: _fit_args.py) -----------------------------
-def fit(data, law="chinchilla", *, N=None, D=None, C=None, x=None, loss="loss", where=None, x_min=None,
-        drop_top=0, flops=None, weight=None, best_of=None, holdout=None, cv=None, compare=(), bounds=None,
-        grid=None, delta=None, bootstrap=200, level=0.95, seed=1, bootstrap_starts=32, at=(), threads=0, polish=64,
-        drop_missing=False, aggregate=None, N_scale=1, D_scale=1, C_scale=1, objective="huber"):
-    """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
-    `scalinglab fit` does (same request, same numbers).
-
-    law: a name ("power", "saturating" (x); "chinchilla", "kaplan", "muennighoff" (two of N, D, C);
-    "porian" (C); "bnsl" (x)) or an expression such as "E + A/N^alpha + B/D^beta": names of data
-    (N, D, C, x and column names) are inputs, every other name a parameter.
-    where: a condition "C >= 1e19", a list of them, or {column: value} equalities; x_min keeps rows
-    with x (two-input laws: N) >= x_min. flops: C as a formula ("6*N*D"); weight, best_of: column
-    names. holdout: a condition selecting rows held out and scored; cv="leave-one-budget-out";
-    compare: further laws fitted on the same rows. bounds: {"alpha": (0, 2), "E": (0, None)} or
-    "alpha=0:2,E=0:" (a parameter bounded (0, None) is fitted as its logarithm); grid: {"alpha":
-    [0.2, 0.5]} or ["log(A)=0:5:25"]; delta: Huber threshold (None: the law's default, least
-    squares in log space except chinchilla and kaplan); polish: large grids are screened with a loose
-    tolerance and only this many best-ending starts continued to the full one (0: all).
-    drop_missing: leave out rows with a missing value (NaN, None, a blank cell) in a column the fit
-    reads (counted per column in "missing_by_column"); otherwise such a value is an error.
-    aggregate: "mean" or "min" merges rows with identical inputs (repeated seeds). N_scale, D_scale,
-    C_scale: multiply a column (1e6 or "M" for millions; "k", "M", "B", "G", "T"). objective: "huber"
-    (the summed loss, as Hoffmann et al.) or "mle" (maximum likelihood with a fitted noise scale,
-    reported as "noise_sd", as Besiroglu et al. 2024).
-
-    Returns a dict: every parameter with its bootstrap standard error (NAME_se) and percentile
-    interval (NAME_lo, NAME_hi), residuals, warnings, held-out and cross-validation errors, the
-    compared laws, and "saved" (what predict() needs)."""
-    request = {"law": law, "compare": list(compare), "N": N, "D": D, "C": C, "x": x, "loss": loss,
-               "where": _where_list(where), "drop_top": int(drop_top), "flops": flops, "weight": weight,
-               "best_of": best_of, "holdout": holdout, "cv": cv, "bounds": _bounds_text(bounds),
-               "grid": _grid_list(grid), "delta": None if delta is None else _json_number(delta),
-               "bootstrap": int(bootstrap), "level": _json_number(level), "seed": int(seed),
-               "bootstrap_starts": int(bootstrap_starts), "at": [_json_number(c) for c in at], "threads": int(threads),
-               "x_min": None if x_min is None else _json_number(x_min), "polish": int(polish),
-               "drop_missing": bool(drop_missing), "aggregate": aggregate or "", "objective": objective,
-               "N_scale": _scale(N_scale), "D_scale": _scale(D_scale), "C_scale": _scale(C_scale)}
-    csv, source = _csv_input(data)
-    return _call(data, _core.fit_request, csv, json.dumps(request), source)
-
-
-def predict(fit_result, level=0.95, **inputs):
-    """Predicted loss of a fit (the dict fit() returns, or a file written by `scalinglab fit --save`)
-    at inputs given as keywords (N=7e10, D=1.4e12; lists are zipped), with two intervals at `level`:
-    loss_lo, loss_hi, the bootstrap's percentile interval of the law's curve (its parameters'
-    uncertainty only: where the mean loss lies), and loss_pi_lo, loss_pi_hi, the prediction
-    interval of a new run's loss (that plus the fit's residual scatter, docs/fit.md). Returns a
-    list of dicts (inputs, loss, loss_lo, loss_hi, loss_se, loss_pi_lo, loss_pi_hi)."""
-    if _is_path(fit_result):  # read as `scalinglab predict` reads it
-        source = os.fspath(fit_result)
-        text = _call(source, _core.read_file, source, _core.max_saved_fit_bytes, "saved fit")
-    else:  # the figure's numbers are not needed to predict
-        source = "the saved fit"
-        text = json.dumps({k: v for k, v in fit_result.items() if k != "figure"} if isinstance(fit_result, dict)
-                          else fit_result)
-    values = {k: [float(x) for x in (v if hasattr(v, "__len__") else [v])] for k, v in inputs.items()}
-    try:
-        return _core.predict(text, values, float(level), source)["predictions"]
-    except ValueError as e:
-        raise ValueError(_python_terms(str(e), "")) from None
-
-
-def frontier(data, *, N=None, D=None, C=None, loss="loss", where=None, flops=None, drop_top=0, bootstrap=1000,
-             level=0.95, seed=1, at=(), group_tolerance=0.1, skip_bad_slices=False, threads=0, trim=0.0, budget=None,
-             weight=None):
-    """IsoFLOP analysis (Approach 2), as `scalinglab frontier --method isoflop`: N_opt ~ C^a and
-    D_opt ~ C^b with bootstrap intervals, the slices' minima, and the frontier at the budgets `at`
-    (N_opt, D_opt and the loss there, each with its percentile interval: N_opt_lo, N_opt_hi, ...).
-    where: a condition "C >= 1e19", a list of them, or {column: value} equalities, as in fit();
-    flops: C computed per row as a formula of N, D and columns ("6*N*D + 12*n_layer*ctx*D"; needs N
-    and D, not C). trim: keep in each slice the runs within this fraction of its lowest loss (0.05
-    for 5%); budget: a column grouping runs into slices (instead of group_tolerance); weight: a
-    column. (For the parametric frontier use fit(..., law="chinchilla", at=[...]).)"""
-    columns = _columns(None, N, D, C, loss)
-    if weight:
-        columns["weight"] = weight
-    if flops:
-        columns["flops"] = flops
-    csv, source = _csv_input(data)
-    return _call(data, _core.frontier_isoflop, csv, columns, int(drop_top), int(bootstrap),
-                 float(level), str(int(seed)), [float(c) for c in at], float(group_tolerance), bool(skip_bad_slices),
-                 int(threads), float(trim), budget or "", _where_list(where), source)
+# ---- scaling-law fits: fit, frontier, predict (_fitters.py; arguments: _fit_args.py) ----------
+from ._fitters import fit, frontier, predict  # noqa: E402
 
 
 # ---- the extrapolation benchmark ------------------------------------------------------------

@@ -192,35 +192,17 @@ FitOptions fit_options(const FitRequest& r, const std::string& law_text) {
 // extrapolation far beyond the runs, or N and D in other units than parameters and tokens.
 void allocation_warnings(FitOutcome& o) {
   const LawOutcome& main = o.laws.front();
-  const FitColumns& c = o.train_columns;
   const bool allocates = main.law->has_frontier || main.law->inputs == std::vector<std::string>{"N", "D"};
-  if (!allocates || c.N.empty() || c.D.empty() || o.request.at.empty()) return;
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;
-  for (std::size_t i = 0; i < c.N.size(); ++i) {
-    lo = std::min(lo, c.D[i] / c.N[i]);
-    hi = std::max(hi, c.D[i] / c.N[i]);
-  }
-  double c_lo = std::numeric_limits<double>::infinity(), c_hi = 0;
-  for (double C : c.C) c_lo = std::min(c_lo, C), c_hi = std::max(c_hi, C);
-  for (double C : o.request.at) {
-    if (!c.C.empty() && (C > 1e6 * c_hi || C < c_lo / 1e3))
-      o.warnings.push_back(fmt::format(
-          "--at {:.3g} is {:.2g} times the {} budget of the data (C from {:.3g} to {:.3g}): if N, D or C are not in "
-          "parameters, tokens and FLOPs, convert them (--N-scale, --D-scale, --C-scale)", C,
-          C > c_hi ? C / c_hi : C / c_lo, C > c_hi ? "largest" : "smallest", c_lo, c_hi));
-    double ratio = NAN;
+  if (!allocates) return;
+  const auto ratio = [&](double C) {
     try {
       const Allocation a = optimal_allocation(main.fit, C);
-      ratio = a.D / a.N;
+      return a.D / a.N;
     } catch (const std::exception&) {
-      continue;  // no optimum (the report says so)
+      return std::numeric_limits<double>::quiet_NaN();  // no optimum (the report says so)
     }
-    if (!(ratio < lo / 100) && !(ratio > hi * 100)) continue;
-    o.warnings.push_back(fmt::format(
-        "at C = {:.3g} the compute-optimal D/N is {:.3g}, more than 100x outside the data's D/N ({:.3g} to {:.3g}): "
-        "the allocation is extrapolated far beyond the runs, or N and D are not in parameters and tokens "
-        "(--N-scale, --D-scale)", C, ratio, lo, hi));
-  }
+  };
+  for (auto& w : fit::allocation_warnings(o.train_columns, o.request.at, ratio)) o.warnings.push_back(std::move(w));
 }
 
 }  // namespace
@@ -258,7 +240,7 @@ std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const Dat
   }
 }
 
-FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
+FitOutcome run_fit(const DataTable& table, const FitRequest& r, const FitMonitor& monitor) {
   check_fit_request(r);
   FitOutcome out;
   out.request = r;
@@ -374,7 +356,7 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
           "law '{}': {} starting points (more than 10^4) on {} rows; the fit may take long: give fewer initial values "
           "with --grid NAME=...", lo.law->name, starts, lo.train.size());
       out.warnings.push_back(w);
-      if (progress) std::fprintf(stderr, "fit: WARNING: %s\n", w.c_str());
+      monitor.note("fit: WARNING: " + w);
     }
   }
 
@@ -382,11 +364,10 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
     LawOutcome lo = std::move(prepared[k]);
     const ScalingLaw& law = *lo.law;
     FitOptions fo = fit_options(r, texts[k]);
-    fo.progress = progress;
-    if (progress && laws.size() > 1) std::fprintf(stderr, "fit: law %zu of %zu (%s)...\n", k + 1, laws.size(), law.name.c_str());
+    fo.monitor = &monitor;
+    if (laws.size() > 1) monitor.note(fmt::format("fit: law {} of {} ({})...", k + 1, laws.size(), law.name));
     lo.fit = fit_law(law, lo.train, fo);
     if (k == 0 && r.boot.replicates > 0) {
-      if (progress) std::fprintf(stderr, "fit: %d bootstrap refits...\n", r.boot.replicates);
       lo.boot = std::make_shared<Bootstrap>(bootstrap_law_fit(lo.fit, lo.train, fo, r.boot));
     }
     if (!test_rows.empty()) lo.holdout = prediction_errors(law, lo.fit.theta, lo.test);
@@ -398,7 +379,7 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
       if (groups.size() < 3)
         throw InputError("--cv leave-one-budget-out: the fitted rows have " + std::to_string(groups.size()) +
                          " budget(s); at least 3 are needed");
-      if (progress) std::fprintf(stderr, "fit: %zu cross-validation refits...\n", groups.size());
+      StageProgress folds_done(&monitor, groups.size(), "fit: cross-validation refits", "folds");
       // Each refit starts from the full fit's optimum and its best-ending starts, as a bootstrap refit.
       std::vector<std::vector<double>> starts{lo.fit.theta};
       const std::size_t s = std::min<std::size_t>(32, lo.fit.ranked_starts.size());
@@ -412,7 +393,7 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
           if (!in[i]) rest.push_back(i);
         const LawData tr = subset(law, lo.train, rest), te = subset(law, lo.train, g);
         FitOptions quiet = fo;
-        quiet.progress = false;
+        quiet.monitor = nullptr;
         const LawFit f = fit_law_from(law, tr, quiet, starts);
         CrossValidationFold fold;
         double lc = 0;
@@ -423,6 +404,7 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, bool progress) {
         law.predict(te, f.theta.data(), lp, nullptr);
         for (Eigen::Index i = 0; i < lp.size(); ++i) pooled_r.push_back(lp[i] - te.log_y[i]);
         lo.folds.push_back(fold);
+        folds_done.advance();
       }
       const ArrayXd rr = Eigen::Map<const ArrayXd>(pooled_r.data(), static_cast<Eigen::Index>(pooled_r.size()));
       lo.cv.points = pooled_r.size();
@@ -442,20 +424,8 @@ nlohmann::json fit_outcome_json(const FitOutcome& o) {
   const FitOptions fo = fit_options(o.request, o.request.law);
   nlohmann::json j = law_fit_json(main.fit, fo, main.boot.get(), o.request.boot, o.request.at);
   j["inputs"] = main.law->inputs;
-  j["rows_read"] = o.columns.rows_read;
-  j["rows_filtered"] = o.columns.rows_filtered;
-  j["dropped"] = o.columns.dropped;
-  j["best_of_dropped"] = o.columns.best_of_dropped;
-  j["missing_dropped"] = o.columns.missing_dropped;
-  j["missing_by_column"] = o.columns.missing_by_column;
-  if (!o.columns.aggregation.how.empty()) {
-    const Aggregation& a = o.columns.aggregation;
-    j["aggregate"] = {{"how", a.how}, {"rows", a.rows}, {"groups", a.groups}, {"largest", a.largest},
-                      {"noise_sd", number(a.noise_sd)}, {"dof", a.dof}};
-  }
-  if (std::isfinite(o.columns.C_over_6ND)) j["C_over_6ND"] = o.columns.C_over_6ND;
+  put_rows_json(j, o.columns);
   j["held_out"] = main.test.size();
-  if (!o.columns.derived.empty()) j["derived"] = o.columns.derived;
   nlohmann::json warnings = o.warnings;
   for (const auto& w : main.fit.warnings) warnings.push_back(w);
   if (!o.request.columns.holdout.empty()) j["holdout"] = errors_json(main.holdout);
@@ -653,120 +623,38 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
   return out;
 }
 
+const std::set<std::string>& fit_option_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> k = fitter_option_keys();
+    for (const char* own : {"law", "compare", "x", "holdout", "bounds", "grid", "delta", "cv", "bootstrap_starts",
+                            "x_min", "polish", "objective"})
+      k.insert(own);
+    return k;
+  }();
+  return keys;
+}
+
 FitRequest fit_request_from_json(const nlohmann::json& j) {
-  static const std::set<std::string> known = {"law", "compare", "x", "N", "D", "C", "loss", "where", "drop_top", "flops",
-                                              "weight", "best_of", "holdout", "bounds", "grid", "delta", "cv", "bootstrap",
-                                              "level", "seed", "bootstrap_starts", "at", "threads", "x_min", "polish",
-                                              "drop_missing", "aggregate", "N_scale", "D_scale", "C_scale", "objective"};
-  if (!j.is_object()) throw InputError("fit: the request is not a set of options");
-  for (const auto& [k, v] : j.items())
-    if (!known.count(k)) throw InputError("fit: unknown option '" + k + "'");
   // Each value's type is checked here, naming the option (as the command line spells it); its
   // range by check_fit_request, as for the command line.
-  auto option = [](const std::string& key) {
-    std::string o = "--" + key;
-    std::replace(o.begin(), o.end(), '_', '-');
-    return o;
-  };
-  auto given = [&](const char* k) { return j.contains(k) && !j[k].is_null(); };
-  auto wrong = [&](const char* k, const char* expected) {
-    std::string got = j[k].dump();
-    if (got.size() > 40) got = got.substr(0, 37) + "...";
-    return InputError(option(k) + ": expected " + expected + ", got " + got);
-  };
-  auto str = [&](const char* k, std::string& out) {
-    if (!given(k)) return;
-    if (!j[k].is_string()) throw wrong(k, "text");
-    out = j[k].get<std::string>();
-  };
-  auto strs = [&](const char* k, std::vector<std::string>& out) {
-    if (!given(k)) return;
-    if (!j[k].is_array()) throw wrong(k, "a list of text");
-    for (const auto& e : j[k]) {
-      if (!e.is_string()) throw wrong(k, "a list of text");
-      out.push_back(e.get<std::string>());
-    }
-  };
-  // JSON has no infinity or NaN: Python sends them as text ("inf"), read here as numbers.
-  auto real = [&](const nlohmann::json& v, const char* k) {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-      std::string t = v.get<std::string>();
-      std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (t == "inf" || t == "+inf" || t == "infinity") return std::numeric_limits<double>::infinity();
-      if (t == "-inf" || t == "-infinity") return -std::numeric_limits<double>::infinity();
-      if (t == "nan") return std::numeric_limits<double>::quiet_NaN();
-    }
-    throw wrong(k, "a number");
-  };
-  // A whole number that fits an int (a cast would wrap a larger one round to a small one).
-  auto whole = [&](const char* k, int& out) {
-    if (!given(k)) return;
-    const nlohmann::json& v = j[k];
-    if (!v.is_number_integer()) throw wrong(k, "a whole number");
-    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
-                                             : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
-    if (!fits) throw InputError(option(k) + " " + v.dump() + ": out of range");
-    out = v.get<int>();
-  };
+  const RequestReader in(j, "fit", fit_option_keys());
   FitRequest r;
-  str("law", r.law);
-  strs("compare", r.compare);
-  str("x", r.columns.x);
-  str("N", r.columns.N);
-  str("D", r.columns.D);
-  str("C", r.columns.C);
-  str("loss", r.columns.loss);
-  str("flops", r.columns.flops);
-  str("weight", r.columns.weight);
-  str("best_of", r.columns.best_of);
-  str("holdout", r.columns.holdout);
-  str("bounds", r.bounds);
-  str("cv", r.cv);
-  std::vector<std::string> where;
-  strs("where", where);
-  for (const auto& w : where) {
-    if (is_condition(w)) r.columns.conditions.push_back(w);
-    else r.columns.where.push_back(parse_filter(w));
-  }
-  if (given("x_min")) {
-    r.x_min = real(j["x_min"], "x_min");
+  read_fitter_options(in, r);
+  in.text("law", r.law);
+  in.texts("compare", r.compare);
+  in.text("x", r.columns.x);
+  in.text("holdout", r.columns.holdout);
+  in.text("bounds", r.bounds);
+  in.text("cv", r.cv);
+  if (in.given("x_min")) {
+    in.number("x_min", r.x_min);
     if (std::isnan(r.x_min)) throw InputError("--x-min nan: give a finite number (or none)");  // NaN means "none" inside
   }
-  whole("drop_top", r.columns.drop_top);
-  strs("grid", r.grid);
-  if (given("delta")) r.delta = real(j["delta"], "delta");
-  whole("bootstrap", r.boot.replicates);
-  if (given("level")) r.boot.level = real(j["level"], "level");
-  if (given("seed")) {
-    const nlohmann::json& v = j["seed"];
-    if (!v.is_number() && !v.is_string()) throw wrong("seed", "a whole number");
-    r.boot.seed = parse_seed(v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  whole("bootstrap_starts", r.boot.starts);
-  if (given("at")) {
-    if (!j["at"].is_array()) throw wrong("at", "a list of numbers");
-    for (const auto& c : j["at"]) r.at.push_back(real(c, "at"));
-  }
-  whole("threads", r.threads);
-  whole("polish", r.polish);
-  if (given("drop_missing")) {
-    if (!j["drop_missing"].is_boolean()) throw wrong("drop_missing", "True or False");
-    r.columns.drop_missing = j["drop_missing"].get<bool>();
-  }
-  str("aggregate", r.columns.aggregate);
-  str("objective", r.objective);
-  // A unit factor: a number, or its text ("1e6", "M").
-  auto scale = [&](const char* k, double& out) {
-    if (!given(k)) return;
-    const nlohmann::json& v = j[k];
-    if (v.is_number()) out = parse_unit_scale(fmt::format("{:.17g}", v.get<double>()), option(k));
-    else if (v.is_string()) out = parse_unit_scale(v.get<std::string>(), option(k));
-    else throw wrong(k, "a number or one of k, M, B, G, T");
-  };
-  scale("N_scale", r.columns.N_scale);
-  scale("D_scale", r.columns.D_scale);
-  scale("C_scale", r.columns.C_scale);
+  in.texts("grid", r.grid);
+  in.number("delta", r.delta);
+  in.whole("bootstrap_starts", r.boot.starts);
+  in.whole("polish", r.polish);
+  in.text("objective", r.objective);
   check_fit_request(r);
   return r;
 }
@@ -811,9 +699,7 @@ void check_threads(int threads) {
 }
 
 void check_fit_request(const FitRequest& r) {
-  check_bootstrap_options(r.boot);
-  check_budgets(r.at);
-  check_threads(r.threads);
+  check_fitter_options(r);
   if (!std::isnan(r.delta) && !(r.delta > 0))
     throw InputError(fmt::format("--delta {:g}: the Huber threshold must be positive (inf: least squares)", r.delta));
   if (r.polish < 0)
@@ -821,10 +707,6 @@ void check_fit_request(const FitRequest& r) {
   if (std::isinf(r.x_min)) throw InputError(fmt::format("--x-min {:g}: give a finite number", r.x_min));
   if (r.objective != "huber" && r.objective != "mle")
     throw InputError("--objective '" + r.objective + "': give huber (the summed loss) or mle (maximum likelihood)");
-  if (!r.columns.aggregate.empty() && r.columns.aggregate != "mean" && r.columns.aggregate != "min")
-    throw InputError("--aggregate '" + r.columns.aggregate + "': give mean or min");
-  if (r.columns.drop_top < 0)
-    throw InputError(fmt::format("--drop-top {}: give the number of rows to drop, 0 or more", r.columns.drop_top));
 }
 
 std::uint64_t parse_seed(const std::string& text) {

@@ -471,29 +471,6 @@ std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::
 
 // Progress of a long loop of tasks, shown only once it has run for a few seconds (a fit of the
 // example data finishes silently).
-class LateProgress {
- public:
-  LateProgress(bool on, std::size_t total, std::string label, std::string unit = "starts")
-      : on_(on), total_(total), label_(std::move(label)), unit_(std::move(unit)) {}
-  void advance() {
-    if (!on_) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++done_;
-    if (shown_) {
-      shown_->advance();
-    } else if (std::chrono::steady_clock::now() - start_ > std::chrono::seconds(3) && done_ < total_) {
-      shown_ = std::make_unique<Progress>(total_, done_, label_, false, unit_);
-    }
-  }
-
- private:
-  bool on_;
-  std::size_t total_, done_ = 0;
-  std::string label_, unit_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::unique_ptr<Progress> shown_;
-  std::mutex mutex_;
-};
 
 LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& options,
                 const std::vector<std::vector<double>>& starts, bool diagnose) {
@@ -521,7 +498,7 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
     few = subset(law, data, rows);
   }
   {
-    LateProgress bar(options.progress, starts.size(),
+    StageProgress bar(options.monitor, starts.size(),
                      screen ? fmt::format("fit: screening {} starts{}", starts.size(),
                                           sample ? fmt::format(" on {} of the {} rows", options.screen_rows, n) : "")
                             : fmt::format("fit: {} starts", starts.size()));
@@ -538,7 +515,7 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
     const auto k = static_cast<std::ptrdiff_t>(options.polish);
     std::partial_sort(best.begin(), best.begin() + k, best.end(),
                       [&](std::size_t a, std::size_t b) { return objective[a] < objective[b]; });
-    LateProgress bar(options.progress, static_cast<std::size_t>(k), fmt::format("fit: polishing the best {}", k));
+    StageProgress bar(options.monitor, static_cast<std::size_t>(k), fmt::format("fit: polishing the best {}", k));
     parallel_for(static_cast<std::size_t>(k), options.threads, [&](std::size_t j, int) {
       const std::size_t i = best[j];
       ends[i] = descend(law, data, options, ends[i], objective[i]);
@@ -705,11 +682,11 @@ Bootstrap bootstrap_law_fit(const LawFit& fit, const LawData& data, const FitOpt
   out.thetas.assign(static_cast<std::size_t>(boot.replicates), {});
   FitOptions inner = options;
   inner.threads = 1;  // parallel across replicates instead
-  inner.progress = false;
+  inner.monitor = nullptr;
   // On a large table each refit screens its starts on a subsample and polishes the best few: the
   // resample's optimum lies next to the full fit's, which is one of the starts.
   if (static_cast<std::size_t>(data.size()) > options.screen_rows) inner.polish = std::min(options.polish, 4);
-  LateProgress bar(options.progress, static_cast<std::size_t>(boot.replicates),
+  StageProgress bar(options.monitor, static_cast<std::size_t>(boot.replicates),
                    fmt::format("fit: {} bootstrap refits", boot.replicates), "refits");
   parallel_for(out.replicates.size(), options.threads, [&](std::size_t r, int) {
     LawData resampled = data;

@@ -46,7 +46,7 @@ def test_bad_input_is_a_value_error():
 def test_dataframes_reach_the_fitter_with_every_digit():
     # 0.1 + 0.2 needs 17 significant digits; a shorter text would fit a slightly different number.
     pd = pytest.importorskip("pandas")
-    text = sl._csv_text(pd.DataFrame({"x": [0.1 + 0.2, 1e-310], "loss": [1.0, 2.0]}))
+    text = sl._csv_text(pd.DataFrame({"x": [0.1 + 0.2, 1e-310], "loss": [1.0, 2.0]})).decode()
     values = [float(line.split(",")[0]) for line in text.strip().splitlines()[1:]]
     assert values == [0.1 + 0.2, 1e-310]
 

@@ -7,29 +7,30 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
+#include "scalinglab/fit/fitter_options.hpp"
+#include "scalinglab/fit/fit_monitor.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 
 namespace scalinglab::fit {
 
-struct FitRequest {
+// The shared options (FitterOptions: rows, columns, bootstrap, budgets, threads, delimiter) and the
+// law's own; `columns.x` and `columns.holdout` are the fit's only.
+struct FitRequest : FitterOptions {
   std::string law = "chinchilla";     // a law's name, or an expression such as "E + A/N^alpha + B/D^beta"
   std::vector<std::string> compare;   // further laws fitted on the same rows
-  ColumnChoice columns;
   std::string bounds;                 // "alpha=0:2,E=0:"
   std::vector<std::string> grid;      // "NAME=v1,v2,...", "NAME=first:step:last", "log(NAME)=..."
   double delta = std::numeric_limits<double>::quiet_NaN();  // NaN: the law's default
   int polish = 64;                    // FitOptions::polish
   std::string objective = "huber";    // FitOptions::likelihood: "huber" (false) or "mle" (true)
   std::string cv;                     // "" or "leave-one-budget-out"
-  BootstrapOptions boot;
-  std::vector<double> at;             // budgets for the compute-optimal allocation
   double x_min = std::numeric_limits<double>::quiet_NaN();  // keep rows with x (two-input laws: N) >= this
-  int threads = 0;
 };
 
 // Errors of a fitted law on points it did not see (or on its own).
@@ -73,7 +74,8 @@ struct FitOutcome {
 std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table, const std::string& bounds);
 
 // Runs the request on the table. Throws InputError for anything the user can fix.
-FitOutcome run_fit(const DataTable& table, const FitRequest& request, bool progress = false);
+// `monitor`: progress lines on stderr and/or a callback that may stop the fit (fit_monitor.hpp).
+FitOutcome run_fit(const DataTable& table, const FitRequest& request, const FitMonitor& monitor = {});
 
 nlohmann::json fit_outcome_json(const FitOutcome& outcome);
 std::string fit_outcome_table(const FitOutcome& outcome);
@@ -89,6 +91,8 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
 // A request from its JSON form (Python passes one): keys as the CLI's long options. Checked as
 // check_fit_request does; a value of the wrong type is an InputError naming its key.
 FitRequest fit_request_from_json(const nlohmann::json& j);
+// The keys a fit request takes (the shared ones, fitter_option_keys, and the law's own).
+const std::set<std::string>& fit_option_keys();
 
 // JSON text (a saved fit, a request) parsed, or an InputError naming `what` and the byte where the
 // text stops being JSON (nlohmann's exception text is not shown).

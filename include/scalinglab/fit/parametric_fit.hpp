@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "scalinglab/fit/fit_monitor.hpp"
+
 #include "scalinglab/fit/scaling_law.hpp"
 
 namespace scalinglab::fit {
@@ -36,9 +38,9 @@ struct FitOptions {
   // With more rows than this, the screening pass runs on this many of them (evenly spaced in the
   // data's order, so deterministic), and only the polishing pass reads every row.
   std::size_t screen_rows = 10000;
-  // Progress with an estimate of the time left on stderr, for fits (and bootstraps) that run
-  // longer than a few seconds.
-  bool progress = false;
+  // Progress of the starts, the polishing and the bootstrap refits (stderr, a callback), and a
+  // callback's stop (fit_monitor.hpp). Null: silent.
+  const FitMonitor* monitor = nullptr;
   int threads = 0;  // 0: all hardware threads
   // Maximum likelihood instead of the summed loss: the log residuals r_i are taken as independent
   // draws from the density exp(-h(r / s)) / (s Z), h the Huber loss with threshold delta (a normal
