@@ -115,7 +115,7 @@ void add_frontier(CLI::App& app, Action& action) {
         if (o->boot.replicates > 0)
           boot2 = std::make_unique<fit::IsoflopBootstrap>(
               fit::bootstrap_isoflop(*iso_fit, cols.N, cols.loss, o->boot, o->at, o->threads, cols.weight));
-        if (!o->plot_dir.empty()) fit::plot_isoflop(o->plot_dir, plot2, *iso_fit, cols, boot2.get(), o->boot.level);
+        if (!o->plot_dir.empty()) fit::plot_isoflop(o->plot_dir, plot2, *iso_fit, cols, boot2.get(), o->boot.level, o->plot_panels);
         j2 = fit::isoflop_json(*iso_fit, boot2.get(), o->boot, o->at);
         text += fit::isoflop_table(*iso_fit, boot2.get(), o->boot, o->at);
       }
@@ -133,7 +133,7 @@ void add_frontier(CLI::App& app, Action& action) {
           if (!o->json) std::fprintf(stderr, "frontier: %d bootstrap refits...\n", o->boot.replicates);
           boot3 = std::make_unique<fit::Bootstrap>(fit::bootstrap_law_fit(*law_fit, data, fo, o->boot));
         }
-        if (!o->plot_dir.empty()) fit::plot_law_fit(o->plot_dir, plot3, *law_fit, cols, boot3.get(), o->boot.level);
+        if (!o->plot_dir.empty()) fit::plot_law_fit(o->plot_dir, plot3, *law_fit, cols, boot3.get(), o->boot.level, o->plot_panels);
         j3 = fit::law_fit_json(*law_fit, fo, boot3.get(), o->boot, o->at);
         j3["method"] = "parametric";
         if (both) text += "\nApproach 3 (the Chinchilla law fitted, frontier in closed form)\n";

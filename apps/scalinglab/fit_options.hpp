@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
+#include "scalinglab/fit/fit_panels.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
 
@@ -22,6 +23,7 @@ struct FitCommandOptions {
   std::vector<double> at;  // budgets for frontier predictions
   bool json = false;
   std::string plot_dir;
+  std::vector<std::string> plot_panels;  // the figure's panels to draw, in order (empty: all)
   int threads = 0;
   std::string delimiter = ",";
   std::string N_scale = "1", D_scale = "1", C_scale = "1";  // as typed: a factor or a suffix (M, B, ...)
@@ -110,7 +112,24 @@ inline void add_fit_options(CLI::App* cmd, FitCommandOptions& o, bool with_x) {
   cmd->add_option("--at", o.at, "compute budgets at which to report the optimal allocation (repeatable)");
   cmd->add_option("--threads", o.threads, "worker threads (0: all cores; at most 1024)")->capture_default_str();
   cmd->add_flag("--json", o.json, "print the result as JSON");
-  cmd->add_option("--plot", o.plot_dir, "write figures (SVG, PNG and PDF) into this directory");
+  auto* plot = cmd->add_option("--plot", o.plot_dir, "write figures (SVG, PNG and PDF) into this directory");
+  // Names checked (and spelt as the figures know them) as the command line is read, before any file.
+  cmd->add_option("--plot-panels", o.plot_panels,
+                  "draw only these panels of the --plot figure, in this order (comma-separated; one panel is 3.3 in "
+                  "wide, a column of a two-column paper): " + fit::every_panel())
+      ->delimiter(',')
+      ->transform(CLI::Validator(
+          [](std::string& s) {
+            try {
+              s = fit::panel_name(s);
+              return std::string();
+            } catch (const InputError& e) {
+              return std::string(e.what());
+            }
+          },
+          ""))
+      ->type_name("NAMES")
+      ->needs(plot);
 }
 
 }  // namespace scalinglab::cli
