@@ -75,9 +75,13 @@ void add_fit(CLI::App& app, Action& action) {
       const fit::LawOutcome& main = outcome.laws.front();
       const auto& inputs = main.law->inputs;
       const bool plottable = inputs.size() == 1 || (inputs.size() == 2 && inputs[0] == "N" && inputs[1] == "D");
+      bool plotted = false;  // a figure written (gnuplot present, a panel asked for that it has)
       if (!o->plot_dir.empty()) {
-        if (plottable) fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(), req.boot.level);
-        else std::fprintf(stderr, "fit: --plot draws laws of x or of (N, D); this law reads %zu inputs\n", inputs.size());
+        if (plottable)
+          plotted = fit::plot_law_fit(o->plot_dir, "fit", main.fit, outcome.train_columns, main.boot.get(),
+                                      req.boot.level, o->plot_panels);
+        else
+          std::fprintf(stderr, "fit: --plot draws laws of x or of (N, D); this law reads %zu inputs\n", inputs.size());
       }
       // Whole or not at all, fsynced, and a full disk or an unwritable path is an error (exit 2).
       if (!save->empty()) write_file(*save, fit::fit_outcome_saved(outcome).dump(1) + "\n");
@@ -88,7 +92,7 @@ void add_fit(CLI::App& app, Action& action) {
       } else {
         std::cout << o->file << ": " << fit::rows_text(outcome.columns, main.test.size()) << "\n"
                   << fit::fit_outcome_table(outcome);
-        if (!o->plot_dir.empty() && plottable) std::cout << "figure: " << o->plot_dir << "/fit.svg\n";
+        if (plotted) std::cout << "figure: " << o->plot_dir << "/fit.svg\n";
         if (!save->empty()) std::cout << "saved: " << *save << "\n";
       }
       return 0;

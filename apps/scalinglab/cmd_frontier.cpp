@@ -64,8 +64,8 @@ void add_frontier(CLI::App& app, Action& action) {
       for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
       std::vector<std::string> figures;
       if (!t->plot_dir.empty()) {
-        figures = fit::plot_frontier(out, t->plot_dir);
-        if (figures.empty()) std::fprintf(stderr, "frontier: --plot draws isoflop and parametric frontiers only\n");
+        figures = fit::plot_frontier(out, t->plot_dir, t->plot_panels);
+        if (req.method == "approach1") std::fprintf(stderr, "frontier: --plot draws isoflop and parametric frontiers only\n");
       }
       if (t->json) {
         nlohmann::json j = out.json;

@@ -13,6 +13,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/fit_monitor.hpp"
+#include "scalinglab/fit/fit_panels.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/fitter_options.hpp"
 
@@ -26,6 +27,7 @@ struct FitterText {
   std::string N_scale = "1", D_scale = "1", C_scale = "1";  // a factor or a suffix (M, B, ...)
   bool json = false;
   std::string plot_dir;
+  std::vector<std::string> plot_panels;  // the figure's panels to draw, in order (empty: all)
 
   // The text into `o`, then every shared number checked as Python's are, before the file is read.
   void resolve(fit::FitterOptions& o) const {
@@ -98,7 +100,23 @@ inline void add_fitter_options(CLI::App* cmd, fit::FitterOptions& o, FitterText&
   cmd->add_option("--at", o.at, "compute budgets at which to report the optimal allocation (repeatable)");
   cmd->add_option("--threads", o.threads, "worker threads (0: all cores; at most 1024)")->capture_default_str();
   cmd->add_flag("--json", t.json, "print the result as JSON on stdout (progress and warnings stay on stderr)");
-  cmd->add_option("--plot", t.plot_dir, "write figures (SVG, PNG and PDF) into this directory");
+  auto* plot = cmd->add_option("--plot", t.plot_dir, "write figures (SVG, PNG and PDF) into this directory");
+  cmd->add_option("--plot-panels", t.plot_panels,
+                  "draw only these panels of the --plot figure, in this order (comma-separated; one panel is 3.3 in "
+                  "wide, a column of a two-column paper): " + fit::every_panel())
+      ->delimiter(',')
+      ->transform(CLI::Validator(
+          [](std::string& s) {
+            try {
+              s = fit::panel_name(s);
+              return std::string();
+            } catch (const InputError& e) {
+              return std::string(e.what());
+            }
+          },
+          ""))
+      ->type_name("NAMES")
+      ->needs(plot);
 }
 
 // Ctrl-C during a fit: the first one asks the fit to stop at its next start, refit or resample

@@ -2,26 +2,35 @@
 
     >>> import scalinglab as sl
     >>> result = sl.fit("runs.csv", law="chinchilla", N="N", D="D", at=[1e24])
-    >>> fig = sl.plot_fit(result)          # the panels of `scalinglab fit --plot`
-    >>> fig = sl.plot_fit(sl.frontier("isoflops.csv", C="C", D="D"))
+    >>> fig = sl.plot_fit(result)                        # the panels of `scalinglab fit --plot`
+    >>> fig = sl.plot_fit(result, panels=["isoflop"])    # one panel, one column of a paper wide
+    >>> fig = sl.plot_fit(sl.frontier("isoflops.csv", C="C", D="D"), panels=["isoflop", "frontier"])
 
 The numbers come from the fit itself (its "figure" entry, computed by the same code as the command
-line's gnuplot figure), so both figures show the same curves and bands. A series of runs and the
-fitted curve that describes it share a colour, the curve dashed; every line has a legend entry.
-matplotlib is imported when a figure is drawn, never by `import scalinglab`. See docs/python.md.
+line's gnuplot figure), so both figures show the same curves, bands, labels and panel names. Each
+panel is 3.3 inches wide (a column of a two-column paper) with its legend below its axes, never
+over the data. A series of runs and the fitted curve that describes it share a colour, the curve
+dashed; every line has a legend entry. matplotlib is imported when a figure is drawn, never by
+`import scalinglab`. See docs/python.md and docs/fit.md (the panels).
 """
 
 import math
 
 import numpy as np
 
-from .plot import BAND_ALPHA, PALETTE, _log_labels, _style
+from .plot import BAND_ALPHA, PALETTE, _log_labels, _renderer, _style
 
 __all__ = ["plot_fit"]
 
-PANEL_SIZE = (4.6, 3.4)   # inches per panel
-POINT_SIZE = 9            # scatter marker area (points^2)
-CMAP = "viridis"          # the gnuplot figures' palette (viridis' five stops)
+PANEL_WIDTH = 3.3       # inches: one column of a two-column paper
+PANEL_HEIGHT = 2.55     # inches of a panel without its legend (title, axes, tick labels, axis label)
+LEGEND_LINE = 0.15      # inches per line of a legend
+FONT = 8                # points: labels and ticks; titles one more, legends one less
+POINT_SIZE = 12         # marker area (points^2) of runs
+MARK_SIZE = 28          # of the few points that summarise them (minima, best runs)
+CMAP = "viridis"        # the gnuplot figures' palette (viridis' five stops)
+RESIDUAL = "log(fit / data)"
+N_OPT, D_OPT, L_OPT = (f"{s}$_\\mathrm{{opt}}$" for s in "NDL")
 
 
 def _array(values):
@@ -29,14 +38,53 @@ def _array(values):
 
 
 def _finish(ax, logs, title, xlabel, ylabel):
-    ax.set_title(title, fontsize="medium")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=FONT + 1)
+    ax.set_xlabel(xlabel, fontsize=FONT)
+    ax.set_ylabel(ylabel, fontsize=FONT)
     _style(ax, logs)
+    ax.tick_params(which="both", labelsize=FONT)
     for axis in logs:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
     _log_labels(ax, logs)
-    ax.legend(fontsize="x-small", frameon=False, loc="best")
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        # Below the axes (placed under the tick labels and axis label by _place_legends).
+        columns = 2 if len(labels) > 2 and max(len(t) for t in labels) <= 22 else 1
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(0, -0.3), fontsize=FONT - 1, frameon=False,
+                  ncol=columns, handlelength=1.8, columnspacing=1.0, borderaxespad=0, borderpad=0)
+
+
+def _legend_lines(ax):
+    legend = ax.get_legend()
+    if legend is None:
+        return 0
+    return math.ceil(len(legend.get_texts()) / legend._ncols)  # noqa: SLF001 (no public accessor in 3.6)
+
+
+def _place_legends(fig, axes):
+    """Each legend just under its axes' tick labels and axis label, left-aligned with the axes, so
+    that it covers neither the data nor the label. The drop is measured on the texts (a tick label
+    with a superscript, as log axes have, and the axis label) rather than on the drawn axes, whose
+    ticks would all have to be made first: the layout does not change it."""
+    from matplotlib import rcParams
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.transforms import ScaledTranslation
+
+    renderer = _renderer(fig)
+    font = FontProperties(size=FONT)
+
+    def height(text):
+        return renderer.get_text_width_height_descent(text, font, ismath="$" in text)[1] / fig.dpi
+
+    # Tick length and pad, the axis label's pad, and a gap of 3 points.
+    points = rcParams["xtick.major.size"] + rcParams["xtick.major.pad"] + rcParams["axes.labelpad"] + 3
+    ticks = height("$10^{10}$")
+    for ax in axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        drop = points / 72 + ticks + height(ax.get_xlabel() or "x")
+        legend.set_bbox_to_anchor((0, 0), transform=ax.transAxes + ScaledTranslation(0, -drop, fig.dpi_scale_trans))
 
 
 def _grey_key(ax, kind, label):
@@ -50,174 +98,227 @@ def _grey_key(ax, kind, label):
 def _colourbar(fig, ax, norm, label):
     import matplotlib.cm as cm
 
-    bar = fig.colorbar(cm.ScalarMappable(norm=norm, cmap=CMAP), ax=ax, pad=0.02)
-    bar.set_label(label)
+    bar = fig.colorbar(cm.ScalarMappable(norm=norm, cmap=CMAP), ax=ax, pad=0.02, fraction=0.06, aspect=25)
+    bar.set_label(label, fontsize=FONT)
+    if norm.vmax - norm.vmin >= 2:  # whole decades, as the gnuplot figures' bars
+        from matplotlib.ticker import MultipleLocator
+
+        bar.locator = MultipleLocator(1)
+    bar.ax.tick_params(labelsize=FONT - 1)
 
 
-def _residual_panel(ax, x, residual, colour, norm, title, xlabel, log_x):
-    ax.scatter(x, residual, c=colour, cmap=CMAP, norm=norm, s=POINT_SIZE)
-    _grey_key(ax, "points", "runs (colour: their budget C)")
-    ax.axhline(0, color="black", lw=1, label="zero")
-    _finish(ax, "x" if log_x else "", title, xlabel, "log residual (fit - data)")
+def _runs(f, what):
+    """"runs", and how many of how many when a large table is drawn by a subsample."""
+    shown, total = f.get("points_shown"), f.get("points_total")
+    return f"{what} ({shown} of {total} shown)" if shown is not None and shown < total else what
 
 
 def _range_span(ax, c_range):
-    ax.axvspan(c_range[0], c_range[1], color="#ebebeb", zorder=0, label="budgets of the data")
+    ax.axvspan(c_range[0], c_range[1], color="#ebebeb", zorder=0, lw=0, label="budgets of the data")
 
 
-def _law2(fig, f):
+def _norm(values):
     from matplotlib.colors import Normalize
+
+    return Normalize(np.nanmin(values), max(np.nanmax(values), np.nanmin(values) + 1e-9))
+
+
+def _law2(fig, f, ax, name):
+    import matplotlib
 
     p = {k: _array(v) for k, v in f["points"].items()}
     logC, logN = np.log10(p["C"]), np.log10(p["N"])
-    norm_C = Normalize(logC.min(), max(logC.max(), logC.min() + 1e-9))
-    norm_N = Normalize(logN.min(), max(logN.max(), logN.min() + 1e-9))
-    cmap = __import__("matplotlib").colormaps[CMAP]
-    axes = fig.subplots(2, 3).ravel()
-    loss_name = f["loss_name"]
-    # 1. IsoFLOP curves of the law over the runs (same colour: same budget).
-    ax = axes[0]
-    ax.scatter(p["N"], p["loss"], c=logC, cmap=CMAP, norm=norm_C, s=POINT_SIZE)
-    for c in f["isoflop_curves"]:
-        ax.plot(_array(c["N"]), _array(c["loss"]), ls="--", lw=1.4, color=cmap(norm_C(math.log10(c["C"]))))
-    _grey_key(ax, "points", "runs (colour: their budget C)")
-    _grey_key(ax, "lines", "fitted law at each budget (same colour)")
-    if "frontier" in f:
-        ax.plot(_array(f["frontier"]["N"]), _array(f["frontier"]["loss"]), ls="--", lw=2, color="black",
-                label="the law's optimum")
+    norm_C, norm_N = _norm(logC), _norm(logN)
+    cmap = matplotlib.colormaps[CMAP]
+    labels, law = f["labels"], f["law_label"]
     lo, hi = np.nanmin(p["loss"]), np.nanmax(p["loss"])
-    ax.set_ylim(lo * 0.97, hi * 1.08)
-    ax.set_xlim(np.nanmin(p["N"]) / 2, np.nanmax(p["N"]) * 2)
-    _colourbar(fig, ax, norm_C, "log$_{10}$ C (FLOPs)")
-    _finish(ax, "xy", f"IsoFLOP curves of the fitted law {f['law']}", f"N (parameters): {f['N_name']}", loss_name)
-    # 2. Loss against tokens per parameter (same colour: same N).
-    ax = axes[1]
-    ax.scatter(p["D"] / p["N"], p["loss"], c=logN, cmap=CMAP, norm=norm_N, s=POINT_SIZE)
-    for c in f["ratio_curves"]:
-        ax.plot(_array(c["ratio"]), _array(c["loss"]), ls="--", lw=1.4, color=cmap(norm_N(math.log10(c["N"]))))
-    _grey_key(ax, "points", "runs (colour: their N)")
-    _grey_key(ax, "lines", "fitted law at that N (same colour)")
-    ax.set_ylim(lo * 0.97, hi * 1.08)
-    _colourbar(fig, ax, norm_N, "log$_{10}$ N (parameters)")
-    _finish(ax, "xy", "loss against tokens per parameter", "D / N (tokens per parameter)", loss_name)
-    # 3. The frontier with its bands, the data's budgets and each budget's best run.
-    ax = axes[2]
-    if "frontier" in f:
+    runs = _runs(f, "runs (colour: budget C)")
+    if name == "isoflop":  # the law's IsoFLOP curves over the runs (same colour: same budget)
+        ax.scatter(p["N"], p["loss"], c=logC, cmap=CMAP, norm=norm_C, s=POINT_SIZE, lw=0)
+        for c in f["isoflop_curves"]:
+            ax.plot(_array(c["N"]), _array(c["loss"]), ls="--", lw=1.2, color=cmap(norm_C(math.log10(c["C"]))))
+        _grey_key(ax, "points", runs)
+        _grey_key(ax, "lines", f"{law} at each budget")
+        if "frontier" in f:
+            ax.plot(_array(f["frontier"]["N"]), _array(f["frontier"]["loss"]), ls="--", lw=1.6, color="black",
+                    label=f"compute-optimal ({law})")
+        ax.set_ylim(lo * 0.97, hi * 1.08)
+        ax.set_xlim(np.nanmin(p["N"]) / 2, np.nanmax(p["N"]) * 2)
+        _colourbar(fig, ax, norm_C, "log$_{10}$ C (FLOPs)")
+        _finish(ax, "xy", "IsoFLOP curves", labels["N"], labels["loss"])
+    elif name == "ratio":  # loss against tokens per parameter (same colour: same N)
+        ax.scatter(p["D"] / p["N"], p["loss"], c=logN, cmap=CMAP, norm=norm_N, s=POINT_SIZE, lw=0)
+        for c in f["ratio_curves"]:
+            ax.plot(_array(c["ratio"]), _array(c["loss"]), ls="--", lw=1.2, color=cmap(norm_N(math.log10(c["N"]))))
+        _grey_key(ax, "points", _runs(f, "runs (colour: size N)"))
+        _grey_key(ax, "lines", f"{law} at each N")
+        ax.set_ylim(lo * 0.97, hi * 1.08)
+        _colourbar(fig, ax, norm_N, "log$_{10}$ N (parameters)")
+        _finish(ax, "xy", "Loss against D / N", "D / N (tokens per parameter)", labels["loss"])
+    elif name == "frontier":  # the frontier with its bands, the data's budgets and each budget's best run
         fr = {k: (_array(v) if isinstance(v, list) else v) for k, v in f["frontier"].items()}
         _range_span(ax, f["C_range"])
         level = f"{100 * f['level']:.0f}%"
         if f["bootstrap"]:
             ax.fill_between(fr["C"], fr["N_lo"], fr["N_hi"], color=PALETTE[0], alpha=BAND_ALPHA, lw=0,
-                            label=f"{level} band of N$_{{opt}}$")
+                            label=f"{level} band of {N_OPT}")
             ax.fill_between(fr["C"], fr["D_lo"], fr["D_hi"], color=PALETTE[1], alpha=BAND_ALPHA, lw=0,
-                            label=f"{level} band of D$_{{opt}}$")
-        ax.plot(fr["C"], fr["N"], ls="--", lw=2, color=PALETTE[0], label="N$_{opt}$ of the law")
-        ax.plot(fr["C"], fr["D"], ls="--", lw=2, color=PALETTE[1], label="D$_{opt}$ of the law")
+                            label=f"{level} band of {D_OPT}")
+        closed = "a" in fr
+        ax.plot(fr["C"], fr["N"], ls="--", lw=1.6, color=PALETTE[0],
+                label=f"{N_OPT} ∝ C$^{{{fr['a']:.3f}}}$ ({law})" if closed else f"{N_OPT} ({law})")
+        ax.plot(fr["C"], fr["D"], ls="--", lw=1.6, color=PALETTE[1],
+                label=f"{D_OPT} ∝ C$^{{{fr['b']:.3f}}}$ ({law})" if closed else f"{D_OPT} ({law})")
         sm = {k: _array(v) for k, v in f["slice_minima"].items()}
         if len(sm["C"]):  # each IsoFLOP budget's lowest-loss run (none for grids of N and D)
-            ax.scatter(sm["C"], sm["N"], s=22, color=PALETTE[0], marker="o", label="N of each budget's best run")
-            ax.scatter(sm["C"], sm["D"], s=22, color=PALETTE[1], marker="s", label="D of each budget's best run")
-        title = (f"frontier: N$_{{opt}}$ ∝ C$^{{{fr['a']:.3f}}}$, D$_{{opt}}$ ∝ C$^{{{fr['b']:.3f}}}$" if "a" in fr
-                 else "frontier (minimised numerically)")
-        _finish(ax, "xy", title, "C (FLOPs)", "compute-optimal size")
-    else:
-        ax.set_axis_off()
-        ax.set_title("no compute-optimal frontier (the law does not read N and D)", fontsize="medium")
-    # 4-6. Residuals against the fit, N and D.
-    _residual_panel(axes[3], p["fitted"], p["residual"], logC, norm_C, "residuals against the fit", "fitted loss", True)
-    _residual_panel(axes[4], p["N"], p["residual"], logC, norm_C, "residuals against N", "N (parameters)", True)
-    _residual_panel(axes[5], p["D"], p["residual"], logC, norm_C, "residuals against D", "D (tokens)", True)
-    _colourbar(fig, axes[5], norm_C, "log$_{10}$ C (FLOPs)")
-    return (2, 3)
+            ax.scatter(sm["C"], sm["N"], s=MARK_SIZE, color=PALETTE[0], marker="o", lw=0,
+                       label="N of each budget's best run")
+            ax.scatter(sm["C"], sm["D"], s=MARK_SIZE, color=PALETTE[1], marker="s", lw=0,
+                       label="D of each budget's best run")
+        _finish(ax, "xy", "Compute-optimal frontier", labels["C"], f"{N_OPT}, {D_OPT}")
+    else:  # residuals against the fitted loss, N or D (colour: the budget)
+        x, title, xlabel = {"residuals": (p["fitted"], "Residuals", "fitted loss"),
+                            "residuals-N": (p["N"], "Residuals against N", labels["N"]),
+                            "residuals-D": (p["D"], "Residuals against D", labels["D"])}[name]
+        ax.scatter(x, p["residual"], c=logC, cmap=CMAP, norm=norm_C, s=POINT_SIZE, lw=0)
+        _grey_key(ax, "points", runs)
+        ax.axhline(0, color="black", lw=0.8, label="zero")
+        _colourbar(fig, ax, norm_C, "log$_{10}$ C (FLOPs)")
+        _finish(ax, "x", title, xlabel, RESIDUAL)
 
 
-def _law1(fig, f):
+def _law1(fig, f, ax, name):
     p = {k: _array(v) for k, v in f["points"].items()}
-    axes = fig.subplots(1, 3)
-    ax = axes[0]
-    ax.scatter(p["x"], p["loss"], s=POINT_SIZE, color=PALETTE[0], label="data")
-    ax.plot(_array(f["curve"]["x"]), _array(f["curve"]["loss"]), ls="--", lw=2, color=PALETTE[0], label="fitted law")
-    title = f["formula"] if f["law"] == f["formula"] else f"{f['law']}: {f['formula']}"
-    _finish(ax, "xy", title, f["x_name"], f["loss_name"])
-    for ax, x, name in ((axes[1], p["fitted"], "fitted loss"), (axes[2], p["x"], f["x_name"])):
-        ax.scatter(x, p["residual"], s=POINT_SIZE, color=PALETTE[0], label="data")
-        ax.axhline(0, color="black", lw=1, label="zero")
-        _finish(ax, "x", f"residuals against {'the fit' if name == 'fitted loss' else 'the input'}", name,
-                "log residual (fit - data)")
-    return (1, 3)
+    labels = f["labels"]
+    data = _runs(f, "data")
+    if name == "law":
+        ax.scatter(p["x"], p["loss"], s=POINT_SIZE, color=PALETTE[0], lw=0, label=data)
+        ax.plot(_array(f["curve"]["x"]), _array(f["curve"]["loss"]), ls="--", lw=1.6, color=PALETTE[0],
+                label=f["law_label"])
+        _finish(ax, "xy", "Fitted law", labels["x"], labels["loss"])
+        return
+    against_fit = name == "residuals"
+    ax.scatter(p["fitted"] if against_fit else p["x"], p["residual"], s=POINT_SIZE, color=PALETTE[0], lw=0, label=data)
+    ax.axhline(0, color="black", lw=0.8, label="zero")
+    _finish(ax, "x", "Residuals" if against_fit else f"Residuals against {f['x_symbol']}",
+            "fitted loss" if against_fit else labels["x"], RESIDUAL)
 
 
-def _isoflop(fig, f):
-    from matplotlib.colors import Normalize
+def _isoflop(fig, f, ax, name):
+    import matplotlib
 
     p = {k: _array(v) for k, v in f["points"].items()}
     logC = np.log10(p["C"])
-    norm = Normalize(logC.min(), max(logC.max(), logC.min() + 1e-9))
-    cmap = __import__("matplotlib").colormaps[CMAP]
-    trimmed = p["trimmed"] > 0
-    axes = fig.subplots(1, 3)
-    ax = axes[0]
-    ax.scatter(p["N"][~trimmed], p["loss"][~trimmed], c=logC[~trimmed], cmap=CMAP, norm=norm, s=POINT_SIZE)
-    for c in f["parabolas"]:
-        ax.plot(_array(c["N"]), _array(c["loss"]), ls="--", lw=1.4, color=cmap(norm(math.log10(c["C"]))))
-    _grey_key(ax, "points", "runs (colour: their budget C)")
-    _grey_key(ax, "lines", "the slice's parabola (same colour)")
-    if trimmed.any():
-        ax.scatter(p["N"][trimmed], p["loss"][trimmed], facecolors="none", edgecolors=cmap(norm(logC[trimmed])),
-                   s=POINT_SIZE * 1.5)
-        ax.scatter([], [], facecolors="none", edgecolors="#707070", s=POINT_SIZE * 1.5, label="trimmed (not in the parabola)")
+    norm = _norm(logC)
+    cmap = matplotlib.colormaps[CMAP]
+    labels = f["labels"]
     m = {k: _array(v) for k, v in f["minima"].items()}
-    ax.scatter(m["N"], m["loss"], facecolors="none", edgecolors="black", s=60, lw=1.5, label="parabola minimum")
-    _colourbar(fig, ax, norm, "log$_{10}$ C (FLOPs)")
-    _finish(ax, "x", "IsoFLOP slices, their parabolas and minima", "N (parameters)", "loss")
     fr = {k: (_array(v) if isinstance(v, list) else v) for k, v in f["frontier"].items()}
     level = f"{100 * f['level']:.0f}%"
-    ax = axes[1]
-    _range_span(ax, f["C_range"])
-    if f["bootstrap"]:
-        ax.fill_between(fr["C"], fr["N_lo"], fr["N_hi"], color=PALETTE[0], alpha=BAND_ALPHA, lw=0,
-                        label=f"{level} band of N$_{{opt}}$")
-        ax.fill_between(fr["C"], fr["D_lo"], fr["D_hi"], color=PALETTE[1], alpha=BAND_ALPHA, lw=0,
-                        label=f"{level} band of D$_{{opt}}$")
-    ax.scatter(m["C"], m["N"], s=22, color=PALETTE[0], marker="o", label="N$_{opt}$ of the slices")
-    ax.plot(fr["C"], fr["N"], ls="--", lw=2, color=PALETTE[0], label="N$_{opt}$ fit")
-    ax.scatter(m["C"], m["D"], s=22, color=PALETTE[1], marker="s", label="D$_{opt}$ of the slices")
-    ax.plot(fr["C"], fr["D"], ls="--", lw=2, color=PALETTE[1], label="D$_{opt}$ fit")
-    _finish(ax, "xy", f"N$_{{opt}}$ ∝ C$^{{{fr['a']:.3f}}}$, D$_{{opt}}$ ∝ C$^{{{fr['b']:.3f}}}$", "C (FLOPs)",
-            "compute-optimal size")
-    ax = axes[2]
-    _range_span(ax, f["C_range"])
-    law = f["loss_law"]
-    if f["bootstrap"]:
-        ax.fill_between(fr["C"], fr["loss_lo"], fr["loss_hi"], color="black", alpha=0.12, lw=0,
-                        label=f"{level} band of L$_{{opt}}$")
-    ax.scatter(m["C"], m["loss"], s=22, color="black", label="L$_{opt}$ of the slices")
-    ax.plot(fr["C"], fr["loss_power"], ls=":", lw=2, color="#7f7f7f", label="power law")
-    if law["fitted"]:
-        ax.plot(fr["C"], fr["loss"], ls="--", lw=2, color="black", label="E + A C$^{-\\gamma}$")
-        title = f"L$_{{opt}}$ = {law['E']:.3g} + {law['A']:.3g} C$^{{-{law['gamma']:.3f}}}$"
-    else:
-        title = "L$_{opt}$: power law (too few slices for E + A C$^{-\\gamma}$)"
-    _finish(ax, "x", title, "C (FLOPs)", "loss at the minimum")
-    return (1, 3)
+    if name == "isoflop":  # the slices, their parabolas and minima
+        trimmed = p["trimmed"] > 0
+        ax.scatter(p["N"][~trimmed], p["loss"][~trimmed], c=logC[~trimmed], cmap=CMAP, norm=norm, s=POINT_SIZE, lw=0)
+        for c in f["parabolas"]:
+            ax.plot(_array(c["N"]), _array(c["loss"]), ls="--", lw=1.2, color=cmap(norm(math.log10(c["C"]))))
+        _grey_key(ax, "points", _runs(f, "runs (colour: budget C)"))
+        _grey_key(ax, "lines", "parabola of each budget")
+        if trimmed.any():
+            ax.scatter(p["N"][trimmed], p["loss"][trimmed], facecolors="none", edgecolors=cmap(norm(logC[trimmed])),
+                       s=POINT_SIZE * 1.5)
+            ax.scatter([], [], facecolors="none", edgecolors="#707070", s=POINT_SIZE * 1.5,
+                       label="trimmed (not in the parabola)")
+        ax.scatter(m["N"], m["loss"], facecolors="none", edgecolors="black", s=MARK_SIZE * 1.6, lw=1.2,
+                   label="minimum of each parabola")
+        _colourbar(fig, ax, norm, "log$_{10}$ C (FLOPs)")
+        _finish(ax, "x", "IsoFLOP curves", labels["N"], labels["loss"])
+    elif name == "frontier":
+        _range_span(ax, f["C_range"])
+        if f["bootstrap"]:
+            ax.fill_between(fr["C"], fr["N_lo"], fr["N_hi"], color=PALETTE[0], alpha=BAND_ALPHA, lw=0,
+                            label=f"{level} band of {N_OPT}")
+            ax.fill_between(fr["C"], fr["D_lo"], fr["D_hi"], color=PALETTE[1], alpha=BAND_ALPHA, lw=0,
+                            label=f"{level} band of {D_OPT}")
+        interval = f["frontier"].get("a_interval")
+        a_text = f", a ∈ [{interval[0]:.3f}, {interval[1]:.3f}]" if interval and interval[0] is not None else ""
+        ax.scatter(m["C"], m["N"], s=MARK_SIZE, color=PALETTE[0], marker="o", lw=0, label=f"{N_OPT} of each budget")
+        ax.plot(fr["C"], fr["N"], ls="--", lw=1.6, color=PALETTE[0], label=f"{N_OPT} ∝ C$^{{{fr['a']:.3f}}}${a_text}")
+        ax.scatter(m["C"], m["D"], s=MARK_SIZE, color=PALETTE[1], marker="s", lw=0, label=f"{D_OPT} of each budget")
+        ax.plot(fr["C"], fr["D"], ls="--", lw=1.6, color=PALETTE[1], label=f"{D_OPT} ∝ C$^{{{fr['b']:.3f}}}$")
+        _finish(ax, "xy", "Compute-optimal frontier", labels["C"], f"{N_OPT}, {D_OPT}")
+    else:  # "loss": the loss at the minima against the budget
+        _range_span(ax, f["C_range"])
+        law = f["loss_law"]
+        if f["bootstrap"]:
+            ax.fill_between(fr["C"], fr["loss_lo"], fr["loss_hi"], color="black", alpha=0.12, lw=0,
+                            label=f"{level} band of {L_OPT}")
+        ax.scatter(m["C"], m["loss"], s=MARK_SIZE, color="black", lw=0, label=f"{L_OPT} of each budget")
+        ax.plot(fr["C"], fr["loss_power"], ls=":", lw=1.6, color="#7f7f7f", label="power law")
+        if law["fitted"]:
+            ax.plot(fr["C"], fr["loss"], ls="--", lw=1.6, color="black",
+                    label=f"{law['E']:.3g} + {law['A']:.3g} C$^{{-{law['gamma']:.3f}}}$")
+        _finish(ax, "x", "Loss at the optimum", labels["C"], f"{labels['loss']} at the optimum")
 
 
-def plot_fit(result):
-    """The figure of a fit() or frontier() result, as a matplotlib Figure: for a two-input law the
-    fitted law's IsoFLOP curves over the runs, the loss against D/N at a few model sizes, the
-    frontier N_opt(C) and D_opt(C) with bootstrap bands (the data's budgets shaded, each budget's
-    best run marked), and the log residuals against the fitted loss, N and D; for a one-input law
-    the data, the curve and the residuals; for an IsoFLOP analysis the slices with their parabolas,
-    the regressions of N_opt and D_opt with bands, and the loss at the minima with its band."""
+def _chosen(f, panels):
+    """The panels to draw, in the order asked (all of the figure's when None); a name the figure
+    lacks is a ValueError listing the ones it has (the names of `scalinglab fit --plot-panels`)."""
+    have = list(f["panels"])
+    if panels is None:
+        return have
+    if isinstance(panels, str):
+        panels = panels.split(",")
+    if not isinstance(panels, (list, tuple)) or not panels or not all(isinstance(p, str) for p in panels):
+        raise TypeError(f"plot_fit: panels must be a non-empty list of panel names, e.g. {have[:2]}")
+    by_name = {p.lower(): p for p in have}
+    chosen = []
+    for name in panels:
+        p = by_name.get(name.strip().lower())
+        if p is None:
+            raise ValueError(f"plot_fit: {name.strip()!r} is not a panel of this figure; its panels are "
+                             f"{', '.join(have)}")
+        if p not in chosen:
+            chosen.append(p)
+    return chosen
+
+
+def _grid(n):
+    """Columns and rows for n panels: a row of up to three, then rows of two or three."""
+    cols = n if n <= 3 else 2 if n == 4 else 3
+    return cols, -(-n // cols)
+
+
+def plot_fit(result, panels=None):
+    """The figure of a fit() or frontier() result, as a matplotlib Figure. panels: the names of the
+    panels to draw, in that order (default: all of the figure's):
+      a two-input law: isoflop (the fitted law's IsoFLOP curves over the runs), ratio (the loss
+        against D/N at a few model sizes), frontier (N_opt(C) and D_opt(C) with bootstrap bands, the
+        data's budgets shaded, each budget's best run marked), residuals, residuals-N, residuals-D
+        (the log residuals against the fitted loss, N and D);
+      a one-input law: law (the data and the curve), residuals, residuals-x;
+      an IsoFLOP analysis: isoflop (the slices with their parabolas), frontier (the regressions of
+        N_opt and D_opt with bands), loss (the loss at the minima with its band).
+    Each panel is 3.3 inches wide (one column of a two-column paper), in a grid of up to three
+    columns; each legend sits below its axes."""
     if not isinstance(result, dict) or not isinstance(result.get("figure"), dict):
         raise TypeError("plot_fit: give the dict that scalinglab.fit() or scalinglab.frontier() returned")
-    import matplotlib.pyplot as plt
-
     f = result["figure"]
     draw = {"law2": _law2, "law1": _law1, "isoflop": _isoflop}.get(f.get("kind"))
     if draw is None:
         raise ValueError(f"plot_fit: unknown figure kind {f.get('kind')!r}")
+    chosen = _chosen(f, panels)
+    import matplotlib.pyplot as plt
+
+    cols, rows = _grid(len(chosen))
     fig = plt.figure(layout="constrained")
-    rows, cols = draw(fig, f)
-    fig.set_size_inches(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[len(chosen):]:
+        ax.remove()
+    axes = axes[:len(chosen)]
+    for ax, name in zip(axes, chosen):
+        draw(fig, f, ax, name)
+    # Each row as tall as its panel plus its longest legend, so that the axes keep their size.
+    height = sum(PANEL_HEIGHT + LEGEND_LINE * max(_legend_lines(ax) for ax in axes[r * cols:(r + 1) * cols])
+                 for r in range(rows))
+    fig.set_size_inches(PANEL_WIDTH * cols, height)
+    _place_legends(fig, axes)
     return fig

@@ -601,7 +601,10 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
   if (!need_x && !c.N.empty() && !c.D.empty() && !c.C.empty() && flops.empty()) check_compute(out);
   out.x_name = c.x;
   out.loss_name = c.loss;
-  out.N_name = !c.N.empty() ? c.N : out.derived;
+  out.N_name = c.N;
+  out.D_name = c.D;
+  out.C_name = c.C;
+  out.N_scale = c.N_scale, out.D_scale = c.D_scale, out.C_scale = c.C_scale;
   if (!trim(c.holdout).empty()) {
     const std::vector<double> v = per_row(t, out, c.holdout, "--holdout", c);
     for (double h : v) out.held_out.push_back(h != 0);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/fit/fit_panels.hpp"
 #include "scalinglab/fit/fit_report.hpp"
 #include "scalinglab/fit/frontier.hpp"
 
@@ -27,6 +28,44 @@ json numbers(const std::vector<double>& v) {
   json a = json::array();
   for (double x : v) a.push_back(num(x));
   return a;
+}
+
+// The drawn rows' values of a column (rows from figure_rows).
+template <class T>
+std::vector<T> pick(const std::vector<T>& v, const std::vector<std::size_t>& rows) {
+  std::vector<T> out;
+  out.reserve(rows.size());
+  for (std::size_t i : rows) out.push_back(v[i]);
+  return out;
+}
+
+// An axis label for an input: its symbol and, in parentheses, the user's name for its column,
+// or the unit the fit reads it in when there is no such name to show: the column was derived
+// (C = 6 N D), rescaled (--N-scale: the numbers drawn are no longer the column's) or is called
+// by the symbol itself. An input other than N, D, C is labelled by its column's name.
+std::string input_label(const std::string& symbol, const std::string& column, double scale) {
+  const char* unit = symbol == "N" ? "parameters" : symbol == "D" ? "tokens" : symbol == "C" ? "FLOPs" : nullptr;
+  if (!unit) return column.empty() ? symbol : column;
+  if (column.empty() || column == symbol || scale != 1) return symbol + " (" + unit + ")";
+  return symbol + " (" + column + ")";
+}
+
+// What the legends call the law: "chinchilla law", or "fitted law" for an expression (its
+// formula would not fit a legend).
+std::string law_label(const ScalingLaw& law) { return law.name == law.formula ? "fitted law" : law.name + " law"; }
+
+// The labels of the axes of N, D, C and the loss.
+json input_labels(const FitColumns& data) {
+  return {{"N", input_label("N", data.N_name, data.N_scale)},
+          {"D", input_label("D", data.D_name, data.D_scale)},
+          {"C", input_label("C", data.C_name, data.C_scale)},
+          {"loss", data.loss_name.empty() ? "loss" : data.loss_name}};
+}
+
+// How many runs the figure draws of how many: all, or an evenly spaced subsample (figure_rows).
+void note_points(json& j, std::size_t shown, std::size_t total) {
+  j["points_shown"] = shown;
+  j["points_total"] = total;
 }
 
 double geometric_mean(const std::vector<double>& v, const std::vector<std::size_t>& rows) {
@@ -75,36 +114,47 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
   json j;
   j["law"] = law.name;
   j["formula"] = law.formula;
-  j["loss_name"] = data.loss_name.empty() ? "loss" : data.loss_name;
+  j["law_label"] = law_label(law);
   j["level"] = level;
   j["bootstrap"] = boot != nullptr;
   if (law.inputs.size() == 1) {
     j["kind"] = "law1";
-    j["x_name"] = data.x_name.empty() ? "x" : data.x_name;
+    const std::string& symbol = law.inputs.front();
+    const bool standard = symbol == "N" || symbol == "D" || symbol == "C";
+    const double scale = symbol == "N" ? data.N_scale : symbol == "D" ? data.D_scale : symbol == "C" ? data.C_scale : 1;
+    j["labels"] = {{"x", input_label(symbol, data.x_name, scale)}, {"loss", input_labels(data)["loss"]}};
+    // What "residuals against ..." names: the symbol N, D or C, else the column.
+    j["x_symbol"] = standard ? symbol : j["labels"]["x"].get<std::string>();
+    const auto rows = figure_rows(data.x.size());
     std::vector<double> fitted, residual;
-    for (std::size_t i = 0; i < data.x.size(); ++i) {
+    for (std::size_t i : rows) {
       const double pred = law_log_predict(law, fit.theta, std::log(data.x[i]));
       fitted.push_back(std::exp(pred));
       residual.push_back(pred - std::log(data.loss[i]));
     }
-    j["points"] = {{"x", numbers(data.x)}, {"loss", numbers(data.loss)}, {"fitted", numbers(fitted)},
-                   {"residual", numbers(residual)}};
+    j["points"] = {{"x", numbers(pick(data.x, rows))}, {"loss", numbers(pick(data.loss, rows))},
+                   {"fitted", numbers(fitted)}, {"residual", numbers(residual)}};
+    note_points(j, rows.size(), data.x.size());
     const auto [lo, hi] = std::minmax_element(data.x.begin(), data.x.end());
     std::vector<double> xs = log_space(*lo, *hi, 200), ys;
     for (double x : xs) ys.push_back(std::exp(law_log_predict(law, fit.theta, std::log(x))));
     j["curve"] = {{"x", numbers(xs)}, {"loss", numbers(ys)}};
+    j["panels"] = figure_panels("law1");
     return j;
   }
   j["kind"] = "law2";
-  j["N_name"] = data.N_name.empty() ? "N" : data.N_name;
+  j["labels"] = input_labels(data);
+  const auto rows = figure_rows(data.N.size());
   std::vector<double> fitted, residual;
-  for (std::size_t i = 0; i < data.N.size(); ++i) {
+  for (std::size_t i : rows) {
     const double pred = law_log_predict(law, fit.theta, std::log(data.N[i]), std::log(data.D[i]));
     fitted.push_back(std::exp(pred));
     residual.push_back(pred - std::log(data.loss[i]));
   }
-  j["points"] = {{"N", numbers(data.N)}, {"D", numbers(data.D)}, {"C", numbers(data.C)}, {"loss", numbers(data.loss)},
+  j["points"] = {{"N", numbers(pick(data.N, rows))}, {"D", numbers(pick(data.D, rows))},
+                 {"C", numbers(pick(data.C, rows))}, {"loss", numbers(pick(data.loss, rows))},
                  {"fitted", numbers(fitted)}, {"residual", numbers(residual)}};
+  note_points(j, rows.size(), data.N.size());
   const bool iso = isoflop_design(data.C, data.N);
   j["design"] = iso ? "isoflop" : "grid";
   const auto [nmin, nmax] = std::minmax_element(data.N.begin(), data.N.end());
@@ -161,6 +211,11 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
       j["slice_minima"]["D"].push_back(data.D[best]);
       j["slice_minima"]["loss"].push_back(data.loss[best]);
     }
+  // The frontier panel only for a law with a frontier (one of N and D).
+  const bool frontier = j.contains("frontier") && !j["frontier"]["C"].empty();
+  j["panels"] = json::array();
+  for (const auto& p : figure_panels("law2"))
+    if (p != "frontier" || frontier) j["panels"].push_back(p);
   return j;
 }
 
@@ -170,11 +225,18 @@ json isoflop_figure(const IsoflopFit& fit, const FitColumns& data, const Isoflop
   j["level"] = level;
   j["bootstrap"] = boot != nullptr;
   j["trim"] = fit.options.trim;
+  j["labels"] = input_labels(data);
   std::vector<bool> trimmed(data.N.size(), false);
   for (const auto& s : fit.slices)
     for (const std::size_t i : s.trimmed_rows)
       if (i < trimmed.size()) trimmed[i] = true;
-  j["points"] = {{"N", numbers(data.N)}, {"C", numbers(data.C)}, {"loss", numbers(data.loss)}, {"trimmed", trimmed}};
+  const auto rows = figure_rows(data.N.size());
+  j["points"] = {{"N", numbers(pick(data.N, rows))},
+                 {"C", numbers(pick(data.C, rows))},
+                 {"loss", numbers(pick(data.loss, rows))},
+                 {"trimmed", pick(trimmed, rows)}};
+  note_points(j, rows.size(), data.N.size());
+  j["panels"] = figure_panels("isoflop");
   j["parabolas"] = json::array();
   std::vector<double> mc, mn, md, ml;
   for (const auto& s : fit.slices) {

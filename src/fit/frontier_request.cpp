@@ -180,17 +180,15 @@ FrontierOutcome run_frontier(const DataTable& table, const FrontierRequest& r, c
   return out;
 }
 
-std::vector<std::string> plot_frontier(const FrontierOutcome& o, const std::string& dir) {
+std::vector<std::string> plot_frontier(const FrontierOutcome& o, const std::string& dir,
+                                       const std::vector<std::string>& panels) {
   const bool both = o.request.method == "both";
   std::vector<std::string> names;
-  if (o.isoflop) {
-    names.push_back(both ? "frontier-isoflop" : "frontier");
-    plot_isoflop(dir, names.back(), *o.isoflop, o.columns, o.isoflop_boot.get(), o.request.boot.level);
-  }
-  if (o.law) {
-    names.push_back(both ? "frontier-parametric" : "frontier");
-    plot_law_fit(dir, names.back(), *o.law, o.columns, o.law_boot.get(), o.request.boot.level);
-  }
+  const std::string iso = both ? "frontier-isoflop" : "frontier", law = both ? "frontier-parametric" : "frontier";
+  if (o.isoflop && plot_isoflop(dir, iso, *o.isoflop, o.columns, o.isoflop_boot.get(), o.request.boot.level, panels))
+    names.push_back(iso);
+  if (o.law && plot_law_fit(dir, law, *o.law, o.columns, o.law_boot.get(), o.request.boot.level, panels))
+    names.push_back(law);
   return names;
 }
 

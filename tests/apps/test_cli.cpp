@@ -305,3 +305,41 @@ TEST(FitCliInputs, NewOptionsAreCheckedAndExplained) {
   const auto ja = nlohmann::json::parse(a.out.substr(a.out.find('{'))), jb = nlohmann::json::parse(b.out.substr(b.out.find('{')));
   EXPECT_NEAR(ja["alpha"].get<double>(), jb["alpha"].get<double>(), 1e-6);
 }
+
+// --plot-panels: every panel name is accepted (the command goes on to the file, missing here), an
+// unknown one is refused before the file is read, in one sentence listing the panels; the panels
+// asked for are drawn, in that order, and no others.
+TEST(FitCliInputs, PlotPanelsAreCheckedFirstAndDrawnInTheOrderAsked) {
+  for (const char* name : {"isoflop", "ratio", "frontier", "residuals", "residuals-N", "residuals-D", "law",
+                           "residuals-x", "loss", "Residuals-n"}) {
+    const Outcome o = run_cli(std::string("fit no-such-file.csv --N N --D D --plot out --plot-panels ") + name);
+    EXPECT_EQ(o.status, 2) << name;
+    EXPECT_NE(o.out.find("no-such-file.csv: cannot read"), std::string::npos) << name << "\n" << o.out;
+  }
+  const std::string list =
+      "--plot-panels: 'bogus' is not a panel of the fit figures; the panels are isoflop, ratio, frontier, residuals, "
+      "residuals-N, residuals-D (two-input law); law, residuals, residuals-x (one-input law); isoflop, frontier, loss "
+      "(IsoFLOP analysis)";
+  expect_bad_input("fit no-such-file.csv --N N --D D --plot out --plot-panels isoflop,bogus", list);
+  expect_bad_input("frontier no-such-file.csv --C C --D D --plot out --plot-panels bogus", list);
+  expect_bad_input("fit no-such-file.csv --N N --D D --plot-panels isoflop", "--plot-panels requires --plot");
+  const Outcome help = run_cli("frontier --help");
+  EXPECT_NE(help.out.find("--plot-panels"), std::string::npos);
+  EXPECT_NE(help.out.find("residuals-N, residuals-D (two-input law)"), std::string::npos) << help.out;
+
+  const auto dir = std::filesystem::temp_directory_path() / ("scalinglab-panels-" + std::to_string(::getpid()));
+  const Outcome o = run_cli("frontier '" + example("llama3-isoflops-extraction.csv") +
+                            "' --C compute_budget --D training_tokens --loss validation_loss --bootstrap 0 --plot " +
+                            dir.string() + " --plot-panels loss,isoflop");
+  ASSERT_EQ(o.status, 0) << o.out;
+  ASSERT_TRUE(std::filesystem::exists(dir / "frontier.png")) << o.out;
+  std::ifstream in(dir / "frontier.gp");
+  const std::string gp((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto loss = gp.find("'Loss at the optimum'"), curves = gp.find("'IsoFLOP curves'");
+  ASSERT_NE(loss, std::string::npos);
+  ASSERT_NE(curves, std::string::npos);
+  EXPECT_LT(loss, curves);
+  EXPECT_EQ(gp.find("'Compute-optimal frontier'"), std::string::npos);
+  EXPECT_NE(gp.find("set xlabel 'C (compute\\_budget)'"), std::string::npos);  // the column's name
+  std::filesystem::remove_all(dir);
+}

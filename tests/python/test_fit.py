@@ -232,21 +232,55 @@ def _lines(ax):
     return [l for l in ax.get_lines() if not l.get_label().startswith("_")]
 
 
-def test_plot_fit_draws_the_panels_of_a_two_input_fit():
+@pytest.fixture(scope="module")
+def chinchilla_result():
+    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
+    return sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", drop_top=5, bootstrap=20)
+
+
+def _agg():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
-    df = pd.read_csv(os.path.join(DATA, "chinchilla-figure4-epoch-extraction.csv"))
-    r = sl.fit(df, "chinchilla", N="Model Size", C="Training FLOP", drop_top=5, bootstrap=20)
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _panels(fig):
+    return [ax for ax in fig.axes if ax.get_title()]
+
+
+def _expect_legends_outside(fig, drawn=True):
+    """Every legend is anchored below its axes and, once drawn (drawing takes a second), lies clear
+    of every axes' data area (colour bars too) and of its axes' x label."""
+    for ax in _panels(fig):
+        legend = ax.get_legend()
+        assert legend is not None, ax.get_title()
+        anchor = ax.transAxes.inverted().transform(legend.get_bbox_to_anchor().p0)
+        assert anchor[1] < 0, (ax.get_title(), anchor)
+    if not drawn:
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in _panels(fig):
+        box = ax.get_legend().get_window_extent(renderer)
+        assert not box.overlaps(ax.xaxis.label.get_window_extent(renderer)), ax.get_title()
+        for other in fig.axes:
+            assert not box.overlaps(other.get_window_extent(renderer)), (ax.get_title(), other.get_title())
+
+
+def test_plot_fit_draws_the_panels_of_a_two_input_fit(chinchilla_result):
+    plt = _agg()
+    r = chinchilla_result
     fig = sl.plot_fit(r)
-    panels = [ax for ax in fig.axes if ax.get_title()]
+    panels = _panels(fig)
     titles = [ax.get_title() for ax in panels]
-    assert len(panels) == 6, titles
-    assert titles[0].startswith("IsoFLOP curves") and titles[1] == "loss against tokens per parameter"
-    assert [t for t in titles if t.startswith("residuals")] == ["residuals against the fit", "residuals against N",
-                                                                 "residuals against D"]
+    assert titles == ["IsoFLOP curves", "Loss against D / N", "Compute-optimal frontier", "Residuals",
+                      "Residuals against N", "Residuals against D"]
+    assert r["figure"]["panels"] == ["isoflop", "ratio", "frontier", "residuals", "residuals-N", "residuals-D"]
     frontier = panels[2]
     labels = [l.get_label() for l in _lines(frontier)]
-    assert "N$_{opt}$ of the law" in labels and "D$_{opt}$ of the law" in labels
+    assert any(t.startswith("N$") and "∝ C$^{0.5" in t and t.endswith("(chinchilla law)") for t in labels), labels
+    assert any(t.startswith("D$") and "∝ C$^{0.4" in t for t in labels), labels
     bands = [c.get_label() for c in frontier.collections if "band" in c.get_label()]
     assert len(bands) == 2  # N_opt's and D_opt's
     # Each IsoFLOP curve of the law is drawn dashed in its budget's colour, and every line has a legend entry.
@@ -254,29 +288,86 @@ def test_plot_fit_draws_the_panels_of_a_two_input_fit():
     dashed = [l for l in iso.get_lines() if l.get_linestyle() == "--"]
     assert len(dashed) >= len(r["figure"]["isoflop_curves"])
     for ax in panels:
-        legend = ax.get_legend()
-        assert legend is not None
-        entries = {t.get_text() for t in legend.get_texts()}
+        entries = {t.get_text() for t in ax.get_legend().get_texts()}
         for line in _lines(ax):
             assert line.get_label() in entries
-    import matplotlib.pyplot as plt
+    # Labels from the columns' names, never "N (parameters): Model Size".
+    assert iso.get_xlabel() == "N (Model Size)" and panels[2].get_xlabel() == "C (Training FLOP)"
+    assert not [a.get_xlabel() for a in fig.axes if "(parameters): " in a.get_xlabel() + a.get_ylabel()]
+    assert fig.get_size_inches()[0] == pytest.approx(3 * 3.3)
+    _expect_legends_outside(fig, drawn=False)
     plt.close(fig)
 
 
+def test_plot_fit_draws_panels_alone_or_in_the_order_asked(chinchilla_result):
+    from scalinglab.plot_fit import _chosen
+
+    plt = _agg()
+    r = chinchilla_result
+    f = r["figure"]
+    for name in f["panels"]:  # every name, in any case, as the command line takes them
+        assert _chosen(f, [name.upper()]) == [name]
+    fig = sl.plot_fit(r, panels=["frontier"])  # one panel: one column of a two-column paper
+    assert [ax.get_title() for ax in _panels(fig)] == ["Compute-optimal frontier"]
+    assert fig.get_size_inches()[0] == pytest.approx(3.3)
+    plt.close(fig)
+    fig = sl.plot_fit(r, panels="Residuals-n, isoflop")  # a list as the command line writes it
+    assert [ax.get_title() for ax in _panels(fig)] == ["Residuals against N", "IsoFLOP curves"]
+    assert fig.get_size_inches()[0] == pytest.approx(6.6)
+    _expect_legends_outside(fig)
+    plt.close(fig)
+    for bad in (["bogus"], ["isoflop", "loss"]):  # loss: a panel of IsoFLOP analyses only
+        with pytest.raises(ValueError, match="its panels are isoflop, ratio, frontier, residuals, residuals-N"):
+            sl.plot_fit(r, panels=bad)
+    with pytest.raises(TypeError, match="panels"):
+        sl.plot_fit(r, panels=[])
+
+
 def test_plot_fit_draws_an_isoflop_analysis_and_refuses_other_dicts():
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
+    plt = _agg()
     r = sl.frontier(LLAMA3, C="compute_budget", D="training_tokens", loss="validation_loss", bootstrap=50)
     fig = sl.plot_fit(r)
-    panels = [ax for ax in fig.axes if ax.get_title()]
-    assert len(panels) == 3
+    panels = _panels(fig)
+    assert [ax.get_title() for ax in panels] == ["IsoFLOP curves", "Compute-optimal frontier", "Loss at the optimum"]
     parabolas = [l for l in panels[0].get_lines() if l.get_linestyle() == "--"]
     assert len(parabolas) >= len(r["slices"])
     assert any("band of D" in c.get_label() for c in panels[1].collections)
     assert any("band of L" in c.get_label() for c in panels[2].collections)
+    assert panels[1].get_xlabel() == "C (compute_budget)" and panels[0].get_xlabel() == "N (parameters)"
+    plt.close(fig)
+    fig = sl.plot_fit(r, panels=["loss", "frontier", "isoflop"])
+    assert [ax.get_title() for ax in _panels(fig)] == ["Loss at the optimum", "Compute-optimal frontier",
+                                                        "IsoFLOP curves"]
+    plt.close(fig)
     with pytest.raises(TypeError, match="plot_fit"):
         sl.plot_fit({"a": 1})
-    import matplotlib.pyplot as plt
+
+
+def test_the_figure_of_a_large_table_draws_an_even_subsample(tmp_path):
+    # 6,000 rows: the figure holds 5,000 of them (rows i * 6000 // 5000) with the residuals of the
+    # fit on every row, which the command line's fit of the same file matches.
+    import json
+    import subprocess
+
+    n = 6000
+    x = 10 ** (1 + 5 * ((np.arange(n) * 7919) % n) / n)
+    loss = 3 * x ** -0.5 * np.where(np.arange(n) % 100 == 0, 1.01, 1.0)
+    path = tmp_path / "big.csv"
+    path.write_text("steps,loss\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in zip(x, loss)))
+    r = sl.fit(str(path), "power", x="steps", bootstrap=0)
+    f = r["figure"]
+    assert (f["points_shown"], f["points_total"]) == (5000, n)
+    rows = np.arange(5000) * n // 5000
+    assert np.array_equal(np.array(f["points"]["x"]), x[rows])
+    expected = np.log(r["A"] * x[rows] ** -r["a"]) - np.log(loss[rows])
+    assert np.allclose(np.array(f["points"]["residual"]), expected, rtol=0, atol=1e-12)
+    cli = json.loads(subprocess.run([_cli(), "fit", str(path), "--law", "power", "--x", "steps", "--bootstrap", "0",
+                                     "--json"], check=True, capture_output=True, text=True).stdout)
+    assert (r["A"], r["a"], r["objective"]) == (cli["A"], cli["a"], cli["objective"])
+    assert f["labels"]["x"] == "steps"
+    plt = _agg()
+    fig = sl.plot_fit(r, panels=["law"])
+    assert "data (5000 of 6000 shown)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     plt.close(fig)
 
 

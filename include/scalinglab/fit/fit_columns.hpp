@@ -70,7 +70,9 @@ struct FitColumns {
   std::map<std::string, std::vector<double>> extra;  // ColumnChoice::extra, aligned with the kept rows
   std::size_t best_of_dropped = 0;       // rows removed by best-of
   std::vector<std::string> warnings;     // notes on the data (best-of sweeps not bracketing the best)
-  std::string x_name, N_name, loss_name;  // what the columns are called (labels of plots)
+  // What the columns are called, as the user named them (labels of plots); empty when derived.
+  std::string x_name, N_name, D_name, C_name, loss_name;
+  double N_scale = 1, D_scale = 1, C_scale = 1;  // the unit factors applied (ColumnChoice)
   std::vector<bool> held_out;            // ColumnChoice::holdout per kept row (empty: none)
   std::string flops;                     // the FLOP formula: "6*N*D" when derived by default, the
                                          // --flops text, empty when C was a column (or one-input)

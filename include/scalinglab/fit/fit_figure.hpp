@@ -9,6 +9,13 @@
 // slice's lowest-loss run. A one-input law ("law1"): the points, the curve, the residuals. An
 // IsoFLOP analysis ("isoflop"): the runs (trimmed ones flagged), each slice's parabola and minimum,
 // the regressions with bands, the loss at the minima (power law and saturating law) with bands.
+//
+// Every kind also carries: "panels", the names of the panels it can draw (fit_panels.hpp);
+// "labels", the axis labels of its inputs and loss from the user's column names ("N (params)"),
+// or the fit's unit ("N (parameters)") for a column derived, rescaled (--N-scale) or named by
+// its symbol; "law_label", what legends call the law. Of a table of more than kFigureMaxPoints
+// runs, the points are an evenly spaced subsample: "points_shown" of "points_total" (the curves,
+// ranges and slice minima still come from every row; the fit itself is not touched).
 #include <nlohmann/json.hpp>
 
 #include "scalinglab/fit/fit_columns.hpp"

@@ -53,8 +53,10 @@ double parse_trim(const std::string& text);
 FrontierOutcome run_frontier(const DataTable& table, const FrontierRequest& request, const FitMonitor& monitor = {});
 
 // The outcome's figures into DIR (frontier.svg, or frontier-isoflop and frontier-parametric for
-// both); returns the names written. Approach 1 has no figure yet.
-std::vector<std::string> plot_frontier(const FrontierOutcome& outcome, const std::string& dir);
+// both), with only `panels` when given (fit_panels.hpp); returns the names of those written (none
+// without gnuplot, or when no panel asked for is one of the figure's). Approach 1 has no figure yet.
+std::vector<std::string> plot_frontier(const FrontierOutcome& outcome, const std::string& dir,
+                                       const std::vector<std::string>& panels = {});
 // What Python's plot_fit draws (fit_figure.hpp): the IsoFLOP figure, else the law's; null for approach1.
 nlohmann::json frontier_figure(const FrontierOutcome& outcome);
 
