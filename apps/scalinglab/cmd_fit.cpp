@@ -25,7 +25,7 @@ void add_fit(CLI::App& app, Action& action) {
       "Fit a scaling law to the rows of a CSV file: Huber loss or least squares of log residuals, L-BFGS from a grid "
       "of starts (Hoffmann et al. 2022, Approach 3), bootstrap standard errors.\n"
       "Laws by name: power (y = A x^-a), saturating (y = E + A x^-a), chinchilla (L = E + A/N^alpha + B/D^beta), "
-      "kaplan, porian (E + A C^-gamma), muennighoff (data-constrained, reads a column U of unique tokens), bnsl "
+      "kaplan, porian (E + A C^-gamma), muennighoff and muennighoff-full (data-constrained: a column U of unique tokens), bnsl "
       "(one break); or any expression: --law 'E + A/N^alpha + B/D^beta' (N, D, C, x and column names are data, every "
       "other name a parameter).\n"
       "Example: scalinglab fit data.csv --law chinchilla --N 'Model Size' --C 'Training FLOP' --loss loss "

@@ -49,7 +49,8 @@ def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", 
     """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
     `scalinglab fit` does (same request, same numbers).
 
-    law: a name ("power", "saturating" (x); "chinchilla", "kaplan", "muennighoff" (two of N, D, C);
+    law: a name ("power", "saturating" (x); "chinchilla", "kaplan", "muennighoff", "muennighoff-full" (two of
+    N, D, C);
     "porian" (C); "bnsl" (x)) or an expression such as "E + A/N^alpha + B/D^beta": names of data
     (N, D, C, x and column names) are inputs, every other name a parameter.
     where: a condition "C >= 1e19", a list of them, or {column: value} equalities; x_min keeps rows

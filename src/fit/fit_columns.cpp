@@ -161,22 +161,49 @@ std::vector<double> flops_per_row(const DataTable& t, const std::string& text, c
   return C;
 }
 
+// The columns a law reads besides N, D, C and x (muennighoff's U), by name.
+using ExtraColumns = std::vector<std::pair<std::string, std::vector<double>>>;
+
+// What makes two rows the same run for the law: their inputs (x, or N and D, with C when `with_C`)
+// and every extra column it reads; runs that differ only in U are different runs, not seeds.
+// --aggregate, --best-of and the repeated-inputs warning group by this key. `skip` names a column
+// left out (best-of's swept column, which varies within a group by design).
+std::vector<double> input_key(std::size_t i, bool need_x, bool with_C, const std::vector<double>& x,
+                              const std::vector<double>& N, const std::vector<double>& D, const std::vector<double>& C,
+                              const ExtraColumns& extra, const std::string& skip = "") {
+  std::vector<double> key = need_x ? std::vector<double>{x[i]} : std::vector<double>{N[i], D[i]};
+  if (!need_x && with_C) key.push_back(C[i]);
+  for (const auto& e : extra)
+    if (e.first != skip) key.push_back(e.second[i]);
+  return key;
+}
+
+// The key's names: "(N, D)" or "x", "(N, D, U)" or "(x, U)" when the law reads U too.
+std::string input_tuple(bool need_x, const ExtraColumns& extra, const std::string& skip = "") {
+  std::string names;
+  for (const auto& e : extra)
+    if (e.first != skip) names += ", " + shown(e.first, 40);
+  if (names.empty()) return need_x ? "x" : "(N, D)";
+  return (need_x ? "(x" : "(N, D") + names + ")";
+}
+
 // Best-of: the rows (indices into the filtered table, in file order) that have the lowest loss among
 // the rows with the same fit inputs; notes on sweeps that do not bracket the best value.
 std::vector<std::size_t> best_of_rows(const DataTable& t, const std::string& name, bool need_x,
                                       const std::vector<double>& x, const std::vector<double>& N,
-                                      const std::vector<double>& D, const std::vector<double>& loss,
-                                      const std::vector<std::size_t>& candidates, std::vector<std::string>& warnings) {
+                                      const std::vector<double>& D, const ExtraColumns& extra,
+                                      const std::vector<double>& loss, const std::vector<std::size_t>& candidates,
+                                      std::vector<std::string>& warnings) {
   const std::vector<double> value = column(t, name, "--best-of");
-  std::map<std::pair<double, double>, std::size_t> group_of;
+  std::map<std::vector<double>, std::size_t> group_of;
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t i : candidates) {
-    const std::pair<double, double> key = need_x ? std::make_pair(x[i], 0.0) : std::make_pair(N[i], D[i]);
-    const auto [it, inserted] = group_of.emplace(key, groups.size());
+    // Not C: a recorded budget may differ between the runs of one sweep.
+    const auto [it, inserted] = group_of.emplace(input_key(i, need_x, false, x, N, D, {}, extra, name), groups.size());
     if (inserted) groups.emplace_back();
     groups[it->second].push_back(i);
   }
-  const std::string what = need_x ? "x" : "(N, D)";
+  const std::string what = input_tuple(need_x, extra, name);
   const std::string col = shown(name, 60);
   std::vector<std::size_t> keep;
   std::size_t swept = 0, at_edge = 0, repeated = 0, multi_row = 0;
@@ -221,8 +248,8 @@ std::vector<std::size_t> best_of_rows(const DataTable& t, const std::string& nam
 std::vector<std::size_t> aggregate_rows(const DataTable& t, const ColumnChoice& c, bool need_x,
                                         const std::vector<double>& x, const std::vector<double>& N,
                                         const std::vector<double>& D, const std::vector<double>& C,
-                                        const std::vector<std::pair<std::string, std::vector<double>>>& extra,
-                                        std::vector<double>& loss, std::vector<double>& weight, Aggregation& agg) {
+                                        const ExtraColumns& extra, std::vector<double>& loss,
+                                        std::vector<double>& weight, Aggregation& agg) {
   if (c.aggregate != "mean" && c.aggregate != "min")
     throw InputError("--aggregate '" + shown(c.aggregate, 40) + "': give mean or min");
   const std::vector<double> swept = c.best_of.empty() ? std::vector<double>{} : column(t, c.best_of, "--best-of");
@@ -230,8 +257,7 @@ std::vector<std::size_t> aggregate_rows(const DataTable& t, const ColumnChoice& 
   std::map<std::vector<double>, std::size_t> group_of;
   std::vector<std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> key = need_x ? std::vector<double>{x[i]} : std::vector<double>{N[i], D[i], C[i]};
-    for (const auto& e : extra) key.push_back(e.second[i]);
+    std::vector<double> key = input_key(i, need_x, true, x, N, D, C, extra);
     if (!swept.empty()) key.push_back(swept[i]);
     const auto [it, inserted] = group_of.emplace(std::move(key), groups.size());
     if (inserted) groups.emplace_back();
@@ -368,10 +394,15 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
 namespace {
 
 // Rows with the same fit inputs (repeated seeds) are fitted and resampled as independent points.
-void repeated_inputs_warning(FitColumns& out, bool need_x) {
-  std::map<std::pair<double, double>, std::size_t> count;
+// Same inputs as --aggregate merges: N, D, C (or x) and every extra column.
+void repeated_inputs_warning(FitColumns& out, bool need_x, const std::vector<std::string>& extra_names) {
+  ExtraColumns extra;
+  for (const auto& name : extra_names)
+    if (out.extra.count(name) && std::none_of(extra.begin(), extra.end(), [&](const auto& e) { return e.first == name; }))
+      extra.emplace_back(name, out.extra.at(name));
+  std::map<std::vector<double>, std::size_t> count;
   for (std::size_t i = 0; i < out.loss.size(); ++i)
-    ++count[need_x ? std::make_pair(out.x[i], 0.0) : std::make_pair(out.N[i], out.D[i])];
+    ++count[input_key(i, need_x, true, out.x, out.N, out.D, out.C, extra)];
   std::size_t groups = 0, rows = 0, largest = 0;
   for (const auto& [key, k] : count)
     if (k > 1) {
@@ -380,7 +411,8 @@ void repeated_inputs_warning(FitColumns& out, bool need_x) {
       largest = std::max(largest, k);
     }
   if (groups == 0) return;
-  const std::string what = need_x ? "values of x" : "(N, D) pairs";
+  const std::string what =
+      extra.empty() ? (need_x ? "values of x" : "(N, D) pairs") : input_tuple(need_x, extra) + " combinations";
   out.warnings.push_back(std::to_string(groups) + " " + what + " occur on more than one row (" + std::to_string(rows) +
                          " rows, up to " + std::to_string(largest) + " times; repeated seeds?): the fit and the "
                          "bootstrap take them as independent points, which narrows the intervals; merge them with "
@@ -554,7 +586,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
                          ": weights must be positive and finite");
     }
   }
-  std::vector<std::pair<std::string, std::vector<double>>> extra;
+  ExtraColumns extra;
   for (const std::string& name : c.extra) {
     bool seen = false;
     for (const auto& e : extra) seen = seen || e.first == name;
@@ -566,7 +598,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
   std::iota(rows.begin(), rows.end(), 0);
   if (!c.aggregate.empty()) rows = aggregate_rows(t, c, need_x, x, N, D, C, extra, loss, weight, out.aggregation);
   const std::size_t before_best_of = rows.size();
-  if (!c.best_of.empty()) rows = best_of_rows(t, c.best_of, need_x, x, N, D, loss, rows, out.warnings);
+  if (!c.best_of.empty()) rows = best_of_rows(t, c.best_of, need_x, x, N, D, extra, loss, rows, out.warnings);
   out.best_of_dropped = before_best_of - rows.size();
 
   // Keep all rows but the drop_top highest losses (ties broken by file order), in file order.
@@ -597,7 +629,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     if (!weight.empty()) out.weight.push_back(weight[i]);
     for (const auto& e : extra) out.extra[e.first].push_back(e.second[i]);
   }
-  if (c.aggregate.empty() && c.best_of.empty()) repeated_inputs_warning(out, need_x);
+  if (c.aggregate.empty() && c.best_of.empty()) repeated_inputs_warning(out, need_x, c.extra);
   if (!need_x && !c.N.empty() && !c.D.empty() && !c.C.empty() && flops.empty()) check_compute(out);
   out.x_name = c.x;
   out.loss_name = c.loss;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "scalinglab/core/error.hpp"
@@ -100,6 +101,36 @@ std::vector<double> curve_sizes(const std::vector<double>& N) {
   return log_space(*s.begin(), *s.rbegin(), 6);
 }
 
+// The law's log prediction with its inputs by name: N, D, C, x from `at`, any other (a column the
+// law reads, such as muennighoff's U) from `held`.
+double log_predict(const ScalingLaw& law, const std::vector<double>& theta, const std::map<std::string, double>& at,
+                   const std::map<std::string, double>& held) {
+  std::vector<double> inputs;
+  for (const auto& name : law.inputs) {
+    const auto it = at.find(name);
+    inputs.push_back(it != at.end() ? it->second : held.at(name));
+  }
+  return law_log_predict_at(law, theta, inputs);
+}
+
+// The values of the law's other inputs at row i, and (for the curves) their medians over the rows.
+std::map<std::string, double> extra_at(const ScalingLaw& law, const FitColumns& data, std::size_t i) {
+  std::map<std::string, double> out;
+  for (const auto& name : law.inputs)
+    if (data.extra.count(name)) out[name] = data.extra.at(name)[i];
+  return out;
+}
+std::map<std::string, double> extra_medians(const ScalingLaw& law, const FitColumns& data) {
+  std::map<std::string, double> out;
+  for (const auto& name : law.inputs) {
+    if (!data.extra.count(name) || data.extra.at(name).empty()) continue;
+    std::vector<double> v = data.extra.at(name);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    out[name] = v[v.size() / 2];
+  }
+  return out;
+}
+
 }  // namespace
 
 bool isoflop_design(const std::vector<double>& C, const std::vector<double>& N) {
@@ -117,7 +148,15 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
   j["law_label"] = law_label(law);
   j["level"] = level;
   j["bootstrap"] = boot != nullptr;
-  if (law.inputs.size() == 1) {
+  // A law that reads other columns (muennighoff's U) is drawn with them at each run's values, and
+  // its curves at their medians over the runs (named in "held").
+  const std::map<std::string, double> held = extra_medians(law, data);
+  if (!held.empty()) j["held"] = held;
+  std::string single;  // the input of a one-input law: x, or one of N, D, C read alone
+  std::size_t standard = 0;
+  for (const auto& name : law.inputs)
+    if (name == "x" || name == "N" || name == "D" || name == "C") ++standard, single = name;
+  if (standard == 1) {
     j["kind"] = "law1";
     const std::string& symbol = law.inputs.front();
     const bool standard = symbol == "N" || symbol == "D" || symbol == "C";
@@ -128,7 +167,7 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
     const auto rows = figure_rows(data.x.size());
     std::vector<double> fitted, residual;
     for (std::size_t i : rows) {
-      const double pred = law_log_predict(law, fit.theta, std::log(data.x[i]));
+      const double pred = log_predict(law, fit.theta, {{single, data.x[i]}}, extra_at(law, data, i));
       fitted.push_back(std::exp(pred));
       residual.push_back(pred - std::log(data.loss[i]));
     }
@@ -137,7 +176,7 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
     note_points(j, rows.size(), data.x.size());
     const auto [lo, hi] = std::minmax_element(data.x.begin(), data.x.end());
     std::vector<double> xs = log_space(*lo, *hi, 200), ys;
-    for (double x : xs) ys.push_back(std::exp(law_log_predict(law, fit.theta, std::log(x))));
+    for (double x : xs) ys.push_back(std::exp(log_predict(law, fit.theta, {{single, x}}, held)));
     j["curve"] = {{"x", numbers(xs)}, {"loss", numbers(ys)}};
     j["panels"] = figure_panels("law1");
     return j;
@@ -147,7 +186,8 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
   const auto rows = figure_rows(data.N.size());
   std::vector<double> fitted, residual;
   for (std::size_t i : rows) {
-    const double pred = law_log_predict(law, fit.theta, std::log(data.N[i]), std::log(data.D[i]));
+    const double pred =
+        log_predict(law, fit.theta, {{"N", data.N[i]}, {"D", data.D[i]}, {"C", data.C[i]}}, extra_at(law, data, i));
     fitted.push_back(std::exp(pred));
     residual.push_back(pred - std::log(data.loss[i]));
   }
@@ -164,7 +204,7 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
   j["isoflop_curves"] = json::array();
   for (double C : curve_budgets(data.C)) {
     std::vector<double> ns = log_space(*nmin / 2, *nmax * 2, 120), ls;
-    for (double N : ns) ls.push_back(std::exp(law_log_predict(law, fit.theta, std::log(N), std::log(C / (6 * N)))));
+    for (double N : ns) ls.push_back(std::exp(log_predict(law, fit.theta, {{"N", N}, {"D", C / (6 * N)}, {"C", C}}, held)));
     j["isoflop_curves"].push_back({{"C", C}, {"N", numbers(ns)}, {"loss", numbers(ls)}});
   }
   // Loss against tokens per parameter at fixed model sizes, over the data's range of D/N.
@@ -174,7 +214,8 @@ json law_fit_figure(const LawFit& fit, const FitColumns& data, const Bootstrap* 
   j["ratio_curves"] = json::array();
   for (double N : curve_sizes(data.N)) {
     std::vector<double> rs = log_space(rmin / 1.5, rmax * 1.5, 100), ls;
-    for (double r : rs) ls.push_back(std::exp(law_log_predict(law, fit.theta, std::log(N), std::log(r * N))));
+    for (double r : rs)
+      ls.push_back(std::exp(log_predict(law, fit.theta, {{"N", N}, {"D", r * N}, {"C", 6 * N * r * N}}, held)));
     j["ratio_curves"].push_back({{"N", N}, {"ratio", numbers(rs)}, {"loss", numbers(ls)}});
   }
   // The frontier, from the smallest budget to 100x the largest, with bands.

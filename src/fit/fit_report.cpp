@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include "scalinglab/fit/identification.hpp"
 
 namespace scalinglab::fit {
 
@@ -11,12 +14,20 @@ namespace {
 
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-void put(nlohmann::json& j, const std::string& name, double value, const Interval* iv) {
+// With a bootstrap, NAME_identified too; an unidentified parameter's s.e. and interval are null
+// (the refits stay in --save's file) and NAME_unidentified says why (identification.hpp).
+void put(nlohmann::json& j, const std::string& name, double value, const Interval* iv,
+         const Identification* ident = nullptr) {
   j[name] = number(value);
   if (iv) {
-    j[name + "_se"] = number(iv->se);
-    j[name + "_lo"] = number(iv->lo);
-    j[name + "_hi"] = number(iv->hi);
+    const bool shown = !ident || ident->identified;
+    j[name + "_se"] = shown ? number(iv->se) : nlohmann::json(nullptr);
+    j[name + "_lo"] = shown ? number(iv->lo) : nlohmann::json(nullptr);
+    j[name + "_hi"] = shown ? number(iv->hi) : nlohmann::json(nullptr);
+  }
+  if (ident) {
+    j[name + "_identified"] = ident->identified;
+    if (!ident->identified) j[name + "_unidentified"] = ident->reason;
   }
 }
 
@@ -53,14 +64,15 @@ AllocationBands allocation_bands(const ScalingLaw& law, const Bootstrap& boot, d
   return {summarise_sample(n, level), summarise_sample(d, level), summarise_sample(l, level)};
 }
 
-nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions& options, const Bootstrap* boot,
+nlohmann::json law_fit_json(const LawFit& fit, const FitOptions& options, const Bootstrap* boot,
                             const BootstrapOptions& bo, const std::vector<double>& budgets) {
   const ScalingLaw& law = *fit.law;
   nlohmann::json j;
   j["law"] = law.name;
   j["formula"] = law.formula;
+  const std::vector<Identification> ident = boot ? identify_parameters(fit, *boot, options) : std::vector<Identification>{};
   for (std::size_t p = 0; p < law.parameters.size(); ++p)
-    put(j, law.parameters[p], fit.values[p], boot ? &boot->intervals[p] : nullptr);
+    put(j, law.parameters[p], fit.values[p], boot ? &boot->intervals[p] : nullptr, boot ? &ident[p] : nullptr);
   j["points"] = fit.residuals.points;
   j["objective"] = fit.objective;
   j["huber_delta"] = number(fit.delta);  // null: least squares in log space
@@ -98,7 +110,7 @@ nlohmann::json law_fit_json(const LawFit& fit, [[maybe_unused]] const FitOptions
   return j;
 }
 
-std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& options, const Bootstrap* boot,
+std::string law_fit_table(const LawFit& fit, const FitOptions& options, const Bootstrap* boot,
                           const BootstrapOptions& bo, const std::vector<double>& budgets) {
   const ScalingLaw& law = *fit.law;
   std::string out = law.name == law.formula ? fmt::format("law: {}\n", law.formula)
@@ -119,12 +131,31 @@ std::string law_fit_table(const LawFit& fit, [[maybe_unused]] const FitOptions& 
   out += boot ? fmt::format("\n{:<10} {:>12} {:>12}   {:.0f}% interval ({} bootstrap refits, {:.1f} s)\n", "parameter",
                             "value", "std. error", 100 * bo.level, boot->replicates.size(), boot->seconds)
               : fmt::format("\n{:<10} {:>12}\n", "parameter", "value");
-  for (std::size_t p = 0; p < law.parameters.size(); ++p)
+  const std::vector<Identification> ident = boot ? identify_parameters(fit, *boot, options) : std::vector<Identification>{};
+  std::vector<std::pair<std::string, std::string>> unidentified;  // reason, the parameters it applies to
+  for (std::size_t p = 0; p < law.parameters.size(); ++p) {
+    if (boot && !ident[p].identified) {
+      out += fmt::format("{:<10} {:>12.6g} {:>12}   ({})\n", law.parameters[p], fit.values[p], "unidentified",
+                         ident[p].brief);
+      auto same = std::find_if(unidentified.begin(), unidentified.end(),
+                               [&](const auto& u) { return u.first == ident[p].reason; });
+      if (same == unidentified.end()) unidentified.emplace_back(ident[p].reason, law.parameters[p]);
+      else same->second += ", " + law.parameters[p];
+      continue;
+    }
     out += fmt::format("{:<10} {:>12.6g} {}\n", law.parameters[p], fit.values[p],
                        interval_text(boot ? &boot->intervals[p] : nullptr));
+  }
   if (fit.likelihood)
     out += fmt::format("{:<10} {:>12.6g} {}   (noise: the fitted density's standard deviation of log loss)\n", "sigma",
                        fit.noise_sd, interval_text(boot ? &boot->noise_sd : nullptr));
+  if (!unidentified.empty()) {
+    out += "unidentified (the data do not pin these down, so a standard error would be a meaningless number; fix one "
+           "with --bounds, or add runs that vary what it describes): ";
+    for (std::size_t k = 0; k < unidentified.size(); ++k)
+      out += (k ? "; " : "") + unidentified[k].second + ": " + unidentified[k].first;
+    out += "\n";
+  }
   out += fmt::format("\nlog residuals: rmse {:.4g}, mean abs {:.4g}, max abs {:.4g}, mean {:.3g}, R^2 {}\n",
                      fit.residuals.rmse, fit.residuals.mae, fit.residuals.max_abs, fit.residuals.mean,
                      std::isfinite(fit.residuals.r2) ? fmt::format("{:.4f}", fit.residuals.r2)

@@ -387,9 +387,11 @@ std::string num(double v) {
 }
 
 // What makes a fitted optimum doubtful, in words a user can act on.
+// `flat`: set to the coordinates in the flat directions.
 std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::vector<double>>& starts,
                                       const std::vector<std::vector<double>>& ends, const std::vector<double>& objective,
-                                      const std::vector<char>& full, const LawData& data, const FitOptions& options) {
+                                      const std::vector<char>& full, const LawData& data, const FitOptions& options,
+                                      std::vector<std::size_t>& flat) {
   const ScalingLaw& law = *fit.law;
   std::vector<std::string> out;
   const std::size_t K = law.dims();
@@ -418,6 +420,13 @@ std::vector<std::string> fit_warnings(const LawFit& fit, const std::vector<std::
       out.push_back("the optimum is not unique: the data do not determine a combination of " + combo +
                     " (the Jacobian has a flat direction, eigenvalue ratio " + num(std::max(0.0, smallest / largest)) +
                     "); fix one of them with --bounds or add data that varies the inputs");
+      // Every flat direction counts (E, B and beta when D is constant span two): a coordinate whose
+      // unit vector projects onto them with length above 0.2, the threshold of the warning's list.
+      Eigen::ArrayXd weight = Eigen::ArrayXd::Zero(eigenvalues.size());
+      for (Eigen::Index e = 0; e < eigenvalues.size(); ++e)
+        if (!(eigenvalues[e] > 1e-10 * largest)) weight += eigenvectors.col(e).array().square();
+      for (Eigen::Index k = 0; k < weight.size(); ++k)
+        if (weight[k] > 0.04) flat.push_back(static_cast<std::size_t>(k));
     }
   }
   // Starts that reach the best objective at different parameters.
@@ -548,7 +557,11 @@ LawFit fit_from(const ScalingLaw& law, const LawData& data, const FitOptions& op
   fit.residuals = residual_stats(law, data, fit.theta);
   fit.ranked_starts.reserve(order.size());
   for (std::size_t i : order) fit.ranked_starts.push_back(starts[i]);
-  if (diagnose) fit.warnings = fit_warnings(fit, starts, ends, objective, full, data, options);
+  if (diagnose) {
+    std::vector<std::size_t> flat;
+    fit.warnings = fit_warnings(fit, starts, ends, objective, full, data, options, flat);
+    fit.flat = std::move(flat);
+  }
   if (options.likelihood) {
     ArrayXd lp;
     law.predict(data, fit.theta.data(), lp, nullptr);

@@ -190,12 +190,35 @@ const std::vector<ScalingLaw>& laws() {
                                  {"log(E)=-2:0.5:1", "log(A)=0:5:30", "gamma=0.02,0.05,0.1,0.2,0.4"}));
     // Muennighoff et al. (2023), eq. 5 (data side): tokens repeated beyond the U unique ones are
     // worth less, D' = U_D + U_D R*_D (1 - exp(-R_D / R*_D)), R_D = D/U_D - 1, U_D = min(U, D).
-    // The parameter side (R*_N) is left out: it needs the compute-optimal size of U tokens.
+    // The parameter side (R*_N) is `muennighoff-full`'s.
     v.push_back(named_expression(
         "muennighoff", "L = E + A / N^alpha + B / D'^beta, D' = U_D + U_D R_D (1 - exp(-(D/U_D - 1)/R_D))",
         "E + A/N^alpha + B/(min(U,D) + min(U,D)*R_D*(1 - exp(-(D/min(U,D) - 1)/R_D)))^beta", {"N", "D", "U"},
         "E=0:,A=0:,B=0:,alpha=0:2,beta=0:2,R_D=0:",
         {"log(E)=-1:0.5:1", "log(A)=0:5:25", "log(B)=0:5:25", "alpha=0:0.5:2", "beta=0:0.5:2", "R_D=1,5,15,50"}));
+    // Muennighoff et al. (2023), eq. 5 with both terms: excess parameters are worth less too,
+    // N' = U_N + U_N R*_N (1 - exp(-R_N / R*_N)), R_N = N/U_N - 1, where U_N is the compute-optimal
+    // size for the U_D unique tokens, capped at N. U_N comes from the law's own A, B, alpha, beta
+    // (Chinchilla's allocation, alpha A / U_N^alpha = beta B / U_D^beta), as in the authors' released
+    // code, so that with no repetition the law is `chinchilla`'s. Written N exp(min(0, log(U_N/N))):
+    // in logs for range, and U_N = N exactly below the optimal size, where R*_N then has no effect
+    // (a zero Jacobian column, which identification.hpp reads as a flat direction).
+    {
+      const std::string UD = "min(U,D)";
+      const std::string UN =
+          "(N*exp(min(0, (log(A*alpha) - log(B*beta) + beta*log(" + UD + "))/alpha - log(N))))";
+      v.push_back(named_expression(
+          "muennighoff-full",
+          "L = E + A / N'^alpha + B / D'^beta, N' = U_N + U_N R_N (1 - exp(-(N/U_N - 1)/R_N)), "
+          "U_N = min(N, (alpha A U_D^beta / (beta B))^(1/alpha)), D' = U_D + U_D R_D (1 - exp(-(D/U_D - 1)/R_D))",
+          "E + A/(" + UN + " + " + UN + "*R_N*(1 - exp(-(N/" + UN + " - 1)/R_N)))^alpha + B/(" + UD + " + " + UD +
+              "*R_D*(1 - exp(-(D/" + UD + " - 1)/R_D)))^beta",
+          {"N", "D", "U"}, "E=0:,A=0:,B=0:,alpha=0:2,beta=0:2,R_D=0:,R_N=0:",
+          // Exponents away from 0, where U_N is undefined; 3,888 starts (more values of R*_D and R*_N
+          // reached the same optimum on synthetic runs, at twice the cost).
+          {"log(E)=-1,0,1", "log(A)=0:5:25", "log(B)=0:5:25", "alpha=0.25,0.5,1", "beta=0.25,0.5,1", "R_D=5,25",
+           "R_N=2,10"}));
+    }
     // Caballero et al. (2023), eq. 1 with one break: y = a + b x^-c0 (1 + (x/d1)^(1/f1))^(-c1 f1).
     v.push_back(named_expression("bnsl", "y = a + b x^-c0 (1 + (x/d1)^(1/f1))^(-c1 f1)",
                                  "a + b*x^-c0*(1 + (x/d1)^(1/f1))^(-c1*f1)", {"x"}, "a=0:,b=0:,d1=0:,f1=0:,c0=-1:3,c1=-3:3",

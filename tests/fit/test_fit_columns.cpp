@@ -183,16 +183,17 @@ TEST(FitColumns, BestOfKeepsTheLowestLossPerInputs) {
 }
 
 TEST(FitColumns, ExtraColumnsStayAlignedThroughFiltersBestOfAndDropTop) {
-  // U = 10 x the file line, w = the line: the kept values tell which rows survived.
+  // w = the file line: the kept values tell which rows survived. U is a law's input, so a sweep's
+  // rows share it (rows that differ in U are other runs, not a sweep).
   const DataTable t = parse_csv(
       "N,D,lr,part,U,w,loss\n"
-      "1e8,2e9,0.001,a,20,2,3.30\n"   // line 2
+      "1e8,2e9,0.001,a,30,2,3.30\n"   // line 2
       "1e8,2e9,0.003,a,30,3,3.10\n"   // line 3: best of (1e8, 2e9)
       "1e8,2e9,0.003,b,40,4,1.00\n"   // line 4: filtered out (part b)
       "2e8,2e9,0.001,a,50,5,3.50\n"   // line 5: best of (2e8, 2e9), then dropped as the highest loss
-      "2e8,2e9,0.01,a,60,6,3.60\n"    // line 6
+      "2e8,2e9,0.01,a,50,6,3.60\n"    // line 6
       "2e8,4e9,0.001,a,-70,7,2.80\n"  // line 7: best of (2e8, 4e9); U may be negative
-      "2e8,4e9,0.003,a,80,8,2.90\n"   // line 8
+      "2e8,4e9,0.003,a,-70,8,2.90\n"  // line 8
       "4e8,4e9,0.003,a,90,9,2.60\n",  // line 9: alone in its group
       "t.csv");
   ColumnChoice c;
@@ -217,6 +218,63 @@ TEST(FitColumns, ExtraColumnsStayAlignedThroughFiltersBestOfAndDropTop) {
 
   c.extra = {"nope"};
   EXPECT_TRUE(contains(error_of([&] { choose_columns(t, c, false); }), "no column 'nope'"));
+}
+
+// Runs that differ only in a column the law reads (muennighoff's U, unique tokens) are different
+// runs: neither repeated seeds to warn about, nor rows for --aggregate to merge or for --best-of
+// to choose between. Truly repeated rows still are.
+TEST(FitColumns, RepeatedInputsIncludeTheColumnsALawReads) {
+  const std::string rows =
+      "N,D,U,loss\n"
+      "1e8,2e9,2e9,3.00\n"
+      "1e8,2e9,5e8,3.05\n"
+      "1e8,2e9,1e8,3.30\n"
+      "2e8,4e9,4e9,2.80\n";
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  c.extra = {"U"};
+  FitColumns f = choose_columns(parse_csv(rows, "u.csv"), c, false);
+  EXPECT_TRUE(f.warnings.empty()) << joined(f.warnings);
+
+  // A law that does not read U: those three rows are one (N, D) pair.
+  ColumnChoice plain = c;
+  plain.extra.clear();
+  f = choose_columns(parse_csv(rows, "u.csv"), plain, false);
+  ASSERT_EQ(f.warnings.size(), 1u) << joined(f.warnings);
+  EXPECT_TRUE(contains(f.warnings[0], "1 (N, D) pairs occur on more than one row (3 rows")) << f.warnings[0];
+
+  // The same (N, D, U) twice: a repeat, named with U.
+  const std::string repeated = rows + "1e8,2e9,5e8,3.07\n";
+  f = choose_columns(parse_csv(repeated, "u.csv"), c, false);
+  ASSERT_EQ(f.warnings.size(), 1u) << joined(f.warnings);
+  EXPECT_TRUE(contains(f.warnings[0], "1 (N, D, U) combinations occur on more than one row (2 rows, up to 2 times"))
+      << f.warnings[0];
+
+  // --aggregate groups by the same inputs: only the repeated pair is merged.
+  ColumnChoice agg = c;
+  agg.aggregate = "mean";
+  f = choose_columns(parse_csv(repeated, "u.csv"), agg, false);
+  EXPECT_EQ(f.aggregation.groups, 4u);
+  EXPECT_EQ(f.aggregation.largest, 2u);
+  EXPECT_EQ(f.extra.at("U"), (std::vector<double>{2e9, 5e8, 1e8, 4e9}));
+  EXPECT_NEAR(f.loss[1], 3.06, 1e-12);
+
+  // --best-of picks within each (N, D, U), not across U.
+  ColumnChoice best = c;
+  best.best_of = "lr";
+  f = choose_columns(parse_csv("N,D,U,lr,loss\n"
+                               "1e8,2e9,2e9,0.001,3.10\n"
+                               "1e8,2e9,2e9,0.003,3.00\n"
+                               "1e8,2e9,2e9,0.01,3.20\n"
+                               "1e8,2e9,1e8,0.001,3.40\n"
+                               "1e8,2e9,1e8,0.003,3.30\n"
+                               "1e8,2e9,1e8,0.01,3.35\n",
+                               "b.csv"),
+                     best, false);
+  EXPECT_EQ(f.lines, (std::vector<int>{3, 6}));
+  EXPECT_EQ(f.extra.at("U"), (std::vector<double>{2e9, 1e8}));
+  EXPECT_TRUE(f.warnings.empty()) << joined(f.warnings);
 }
 
 TEST(FitColumns, DesignWarnings) {

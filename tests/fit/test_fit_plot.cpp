@@ -2,13 +2,14 @@
 // carry over and leave it empty), a log loss axis narrower than a decade gets labelled ticks;
 // panels by name, alone or in a chosen order, each legend below its axes; axis labels from the
 // user's column names (the fit's unit for a rescaled or derived column); a large table drawn by
-// an evenly spaced subsample.
+// an evenly spaced subsample; a law that reads another column (muennighoff's U) is drawn with it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -204,4 +205,38 @@ TEST(FitFigure, LargeTablesAreDrawnByAnEvenSubsample) {
   // A table within the bound is drawn whole.
   EXPECT_EQ(figure_rows(300).size(), 300u);
   EXPECT_EQ(figure_rows(300).back(), 299u);
+}
+
+// A law that reads a column besides N and D (muennighoff's U, unique tokens): the figure evaluates
+// it at each run's own U, and draws its curves at the runs' median U (named in "held").
+TEST(FitPlot, AFigureOfALawReadingAnotherColumnUsesThatColumn) {
+  FitColumns cols;
+  for (const double U : {1e8, 1e9, 1e10})
+    for (const double N : {1e7, 1e8, 1e9})
+      for (const double epochs : {1.0, 8.0}) {
+        const double D = epochs * U;
+        cols.N.push_back(N);
+        cols.D.push_back(D);
+        cols.C.push_back(6 * N * D);
+        cols.extra["U"].push_back(U);
+        cols.loss.push_back(3.0);
+      }
+  const ScalingLaw& law = scaling_law("muennighoff");
+  LawFit fit;
+  fit.law = &law;
+  const std::map<std::string, double> value = {{"E", 1.9},    {"A", 400},     {"alpha", 0.34},
+                                               {"B", 1500.0}, {"beta", 0.28}, {"R_D", 15.0}};
+  for (std::size_t k = 0; k < law.dims(); ++k) {
+    const double x = value.at(law.coordinate_parameter[k]);
+    fit.theta.push_back(law.coordinate_log[k] ? std::log(x) : x);
+  }
+  const nlohmann::json j = law_fit_figure(fit, cols, nullptr, 0.95);
+  EXPECT_EQ(j["held"]["U"], 1e9);
+  for (std::size_t i = 0; i < cols.N.size(); ++i) {
+    const double own = std::exp(law_log_predict_at(law, fit.theta, {cols.N[i], cols.D[i], cols.extra["U"][i]}));
+    EXPECT_DOUBLE_EQ(j["points"]["fitted"][i].get<double>(), own) << i;
+  }
+  const double N = j["isoflop_curves"][0]["N"][0], C = j["isoflop_curves"][0]["C"];
+  EXPECT_DOUBLE_EQ(j["isoflop_curves"][0]["loss"][0].get<double>(),
+                   std::exp(law_log_predict_at(law, fit.theta, {N, C / (6 * N), 1e9})));
 }

@@ -514,3 +514,40 @@ def test_bytes_that_are_not_utf8_are_read_as_the_command_line_reads_them(tmp_pat
     saved.write_bytes(saved.read_bytes().replace(b'"power"', b'"\xffower"'))
     with pytest.raises(ValueError, match=f"predict: {saved} is not JSON"):
         sl.predict(saved, x=10)
+
+
+def _muennighoff_loss(N, D, U, E, A, alpha, B, beta, R_D, R_N):
+    """Muennighoff et al. (2023), eq. 5, both terms, written with numpy: U_N is the compute-optimal
+    size for the U_D unique tokens, G (U_D G)^(beta/alpha) with Hoffmann et al.'s G."""
+    UD = np.minimum(U, D)
+    G = (alpha * A / (beta * B)) ** (1 / (alpha + beta))
+    UN = np.minimum(N, (UD * G) ** (beta / alpha) * G)
+    Dp = UD + UD * R_D * (1 - np.exp(-(D / UD - 1) / R_D))
+    Np = UN + UN * R_N * (1 - np.exp(-(N / UN - 1) / R_N))
+    return E + A / Np ** alpha + B / Dp ** beta
+
+
+def test_muennighoff_full_by_name_and_its_unidentified_excess_parameters():
+    truth = dict(E=1.9, A=500.0, alpha=0.35, B=1500.0, beta=0.35, R_D=15.4, R_N=5.3)
+    rng = np.random.default_rng(2)
+
+    def runs(sizes):  # sizes: multiples of the compute-optimal size for the unique tokens
+        rows = []
+        for U in (1e8, 1e9):
+            n_opt = (truth["A"] / truth["B"] * U ** 0.35) ** (1 / 0.35)
+            rows += [(k * n_opt, e * U, U) for e in (1, 4, 16, 64) for k in sizes]
+        N, D, U = np.array(rows).T
+        loss = _muennighoff_loss(N, D, U, **truth) * np.exp(5e-4 * rng.standard_normal(len(N)))
+        return pd.DataFrame({"N": N, "D": D, "U": U, "loss": loss})
+
+    grid = ["log(E)=0", "log(A)=4,8", "log(B)=5,9", "alpha=0.25", "beta=0.25", "R_D=5,40", "R_N=2,20"]
+    r = sl.fit(runs((0.5, 2, 8, 32)), "muennighoff-full", N="N", D="D", grid=grid, bootstrap=4, bootstrap_starts=1)
+    assert r["R_D"] == pytest.approx(truth["R_D"], rel=0.05) and r["R_N"] == pytest.approx(truth["R_N"], rel=0.05)
+    assert r["R_N_identified"] and r["R_N_se"] > 0
+    # The law as fitted against the numpy formula at the fitted values.
+    fitted = {k: r[k] for k in truth}
+    for p in sl.predict(r, N=[3e6, 3e8], D=[2e9, 5e10], U=[1e9, 1e9]):
+        assert p["loss"] == pytest.approx(_muennighoff_loss(p["N"], p["D"], p["U"], **fitted), rel=1e-10)
+    # Without runs beyond the compute-optimal size R_N has no effect: unidentified, no number.
+    s = sl.fit(runs((0.1, 0.2, 0.4)), "muennighoff-full", N="N", D="D", grid=grid, bootstrap=4, bootstrap_starts=1)
+    assert s["R_N_identified"] is False and s["R_N_se"] is None and "flat direction" in s["R_N_unidentified"]

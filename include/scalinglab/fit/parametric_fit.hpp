@@ -74,6 +74,9 @@ struct LawFit {
   // combination of parameters), starts that end at the best objective with different parameters,
   // parameters on their bounds.
   std::vector<std::string> warnings;
+  // The coordinates in a flat direction of the fit (the Jacobian's null space, every direction of
+  // it): the data determine none of them, only combinations (identification.hpp).
+  std::vector<std::size_t> flat;
   // The starting points ordered by where they ended (best first), for refits of resamples.
   std::vector<std::vector<double>> ranked_starts;
 
@@ -82,6 +85,10 @@ struct LawFit {
 
 // The Huber threshold a fit with these options uses.
 double resolved_delta(const ScalingLaw& law, const FitOptions& options);
+
+// The bounds of a law's coordinates under these options (coordinate units: a parameter fitted as
+// its logarithm is bounded by the logarithms of its bounds). Throws InputError for bad bounds.
+void coordinate_bounds(const ScalingLaw& law, const FitOptions& options, Eigen::VectorXd& lower, Eigen::VectorXd& upper);
 
 // The grid of starting points (cartesian product, completed from the data).
 std::vector<std::vector<double>> initial_grid(const ScalingLaw& law, const LawData& data, const FitOptions& options);
