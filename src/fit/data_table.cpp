@@ -69,17 +69,32 @@ static std::size_t column_index(const DataTable& t, const std::string& column) {
   throw InputError(t.source + ": no column '" + column + "' (columns: " + column_list(t.names) + ")");
 }
 
+bool DataTable::header_row(std::size_t row) const {
+  for (std::size_t j = 0; j < names.size(); ++j)
+    if (trim(cell(row, j)) != names[j]) return false;
+  return true;
+}
+
 std::vector<double> DataTable::numbers(const std::string& column) const {
   const std::size_t j = column_index(*this, column);
   std::vector<double> out(rows());
   for (std::size_t i = 0; i < rows(); ++i) {
+    // Only the cells that do not read as numbers are looked at more closely: a missing value, an
+    // infinity and a repeated header all fail the plain parse.
+    if (parse_number(trim(cell(i, j)), out[i]) && std::isfinite(out[i])) continue;
     const std::string_view s = cell(i, j);
+    const std::string at = source + ":" + std::to_string(lines[i]) + ": ";
+    if (header_row(i))
+      throw InputError(at + "the header's names again, not values (a repeated header line, as where two files were "
+                       "joined); --drop-missing leaves out such lines");
     if (missing_cell(s))
-      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' has no value there ('" +
-                       std::string(s) + "'); --drop-missing leaves out the rows with a missing value in a column the fit reads");
-    if (!parse_number(trim(s), out[i]) || !std::isfinite(out[i]))
-      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' holds '" + std::string(s) +
-                       "', not a finite decimal number");
+      throw InputError(at + "column '" + column + "' has no value there ('" + std::string(s) +
+                       "'); --drop-missing leaves out the rows with a missing value in a column the fit reads");
+    if (infinite_cell(s))
+      throw InputError(at + "column '" + column + "' holds '" + std::string(s) +
+                       "', an infinite value (a diverged run?); --drop-missing leaves out the rows with an infinite "
+                       "value in a column the fit reads");
+    throw InputError(at + "column '" + column + "' holds '" + std::string(s) + "', not a finite decimal number");
   }
   return out;
 }
@@ -214,6 +229,16 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
 
 DataTable read_csv(const std::string& path, char delimiter) {
   return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path, delimiter);
+}
+
+bool infinite_cell(std::string_view cell) {
+  std::string_view t = trim(cell);
+  if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+  if (t.size() != 3 && t.size() != 8) return false;
+  static constexpr std::string_view word = "infinity";
+  for (std::size_t k = 0; k < t.size(); ++k)
+    if (std::tolower(static_cast<unsigned char>(t[k])) != word[k]) return false;
+  return true;
 }
 
 bool missing_cell(std::string_view cell) {

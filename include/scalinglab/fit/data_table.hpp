@@ -26,10 +26,14 @@ struct DataTable {
     return std::string_view(text).substr(begin, ends[k] - begin);
   }
   bool has(const std::string& column) const;
+  // Whether row `row` repeats the header (every cell equal to its column's name): what two exports
+  // concatenated into one file leave in the middle.
+  bool header_row(std::size_t row) const;
   // The column as numbers; throws InputError naming the column (and the columns that exist) when it
   // is missing, and the line when a value is not a finite decimal number (hexadecimal, inf and nan
-  // are refused; a subnormal such as 1e-310 is kept). A missing cell (missing_cell) is refused with
-  // its own message, which names --drop-missing.
+  // are refused; a subnormal such as 1e-310 is kept). A missing cell (missing_cell), an infinite
+  // one (infinite_cell) and a repeated header line (header_row) are refused with messages of their
+  // own, which name --drop-missing.
   std::vector<double> numbers(const std::string& column) const;
   // Keeps the rows where every (column, value) pair matches (text equality, or numeric equality
   // when both sides are numbers). Throws when a column is missing.
@@ -51,6 +55,10 @@ char parse_delimiter(const std::string& text);
 // Whether a cell is a missing value rather than a number: blank, or NaN, NA, N/A, null, None (any
 // case; what spreadsheets, pandas, R and experiment trackers write for "no value").
 bool missing_cell(std::string_view cell);
+
+// Whether a cell is an infinite value: inf or infinity, any case, with an optional sign (what
+// Python, pandas and JavaScript write for a diverged run's loss).
+bool infinite_cell(std::string_view cell);
 
 // "col=value" -> (col, value); throws InputError otherwise.
 std::pair<std::string, std::string> parse_filter(const std::string& text);

@@ -39,8 +39,10 @@ struct ColumnChoice {
   // Rows held out of the fit (an expression like the conditions, e.g. "C >= 1e21"): marked in
   // FitColumns::held_out, not removed.
   std::string holdout;
-  // Leave out the rows with a missing value (missing_cell: blank, NaN, ...) in any column the fit
-  // reads (after the equality filters); otherwise such a cell is an error naming it.
+  // Leave out the repeated header lines (DataTable::header_row: two exports joined into one file),
+  // then, after the equality filters, the rows with a missing value (missing_cell: blank, NaN, ...)
+  // or an infinite one (infinite_cell: a diverged run) in any column the fit reads; otherwise each
+  // is an error naming its line.
   bool drop_missing = false;
   // Rows with identical fit inputs (N, D and C, or x; every extra column; the best-of value) merged
   // into one: "mean" (the mean loss, weighted by the rows' weights, the group's total weight as its
@@ -77,6 +79,12 @@ struct FitColumns {
   // --drop-missing: rows left out, and per column how many of them had no value there.
   std::size_t missing_dropped = 0;
   std::map<std::string, std::size_t> missing_by_column;
+  // --drop-missing: repeated header lines left out (before the equality filters).
+  std::size_t repeated_headers_dropped = 0;
+  // --drop-missing: rows left out for an infinite value (and no missing one: a row with both counts
+  // as missing), and per column how many of them were infinite there.
+  std::size_t infinite_dropped = 0;
+  std::map<std::string, std::size_t> infinite_by_column;
   Aggregation aggregation;
   // With N, D and C all columns: the median of C / (6 N D) over the kept rows (NaN otherwise).
   double C_over_6ND = std::numeric_limits<double>::quiet_NaN();
