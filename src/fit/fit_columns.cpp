@@ -293,6 +293,7 @@ std::vector<std::string> columns_read(const DataTable& t, const ColumnChoice& c,
   std::vector<std::string> formulas = c.conditions;
   formulas.push_back(c.flops);
   formulas.push_back(c.holdout);
+  if (!t.has(c.weight)) formulas.push_back(c.weight);  // a weight expression
   const std::map<std::string, std::string> named = {{"N", c.N}, {"D", c.D}, {"C", c.C}, {"x", c.x}, {"loss", c.loss}};
   for (const auto& f : formulas) {
     if (trim(f).empty()) continue;
@@ -361,6 +362,25 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
     }
   }
   return values;
+}
+
+// --weight as an expression (it names no column): evaluated on every row of `t` as the conditions
+// are, with N, D, C, x and loss the chosen (scaled, derived) values.
+std::vector<double> weight_per_row(const DataTable& t, const ColumnChoice& c, const std::vector<double>& x,
+                                   const std::vector<double>& N, const std::vector<double>& D,
+                                   const std::vector<double>& C, const std::vector<double>& loss) {
+  const std::string opt = "--weight \"" + shown(c.weight) + "\"";
+  try {
+    const Expression parsed(c.weight);
+    (void)parsed;
+  } catch (const InputError& err) {
+    throw InputError(opt + ": neither a column of " + shown(t.source) + " (columns: " + column_list(t.names) +
+                     ") nor an expression of N, D, C, x, loss and the columns (" + shown(err.what(), 300) + ")");
+  }
+  FitColumns rows;
+  rows.x = x, rows.N = N, rows.D = D, rows.C = C, rows.loss = loss;
+  rows.lines = t.lines;
+  return per_row(t, rows, c.weight, "--weight", c);
 }
 
 }  // namespace
@@ -564,7 +584,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
 
   std::vector<double> weight;
   if (!c.weight.empty()) {
-    weight = column(t, c.weight, "--weight");
+    weight = t.has(c.weight) ? column(t, c.weight, "--weight") : weight_per_row(t, c, x, N, D, C, loss);
     for (std::size_t i = 0; i < weight.size(); ++i) {
       if (weight[i] == 0)
         throw InputError(where(t, i) + ": weight ('" + shown(c.weight) + "') = 0: weights must be positive; to " +

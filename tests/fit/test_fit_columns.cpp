@@ -321,3 +321,69 @@ TEST(FitColumns, InfiniteValuesAreDroppedAndCountedPerColumn) {
   EXPECT_EQ(f.missing_by_column, (std::map<std::string, std::size_t>{{"D", 1}}));
   EXPECT_EQ(f.lines, (std::vector<int>{2, 8, 9}));  // the 'inf' of a column not read does not count
 }
+
+// --weight as an expression of the chosen columns and the file's columns: the same weights as a
+// column computed by hand.
+TEST(FitColumns, WeightExpressionEqualsTheColumnComputedByHand) {
+  const DataTable t = parse_csv(
+      "N,D,n_seeds,loss,w_sqrt_C,w_inv_loss,w_seeds\n"
+      "1e8,2e9,3,3.1,1095445115.0103323,0.3225806451612903,6\n"
+      "2e8,6e9,1,2.9,2683281572.9997478,0.3448275862068966,2\n",
+      "t.csv");
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  const std::vector<std::pair<std::string, std::string>> same = {
+      {"sqrt(C)", "w_sqrt_C"}, {"1/loss", "w_inv_loss"}, {"n_seeds*2", "w_seeds"}};
+  for (const auto& [expression, column] : same) {
+    c.weight = expression;
+    const std::vector<double> by_expression = choose_columns(t, c, false).weight;
+    c.weight = column;
+    const std::vector<double> by_column = choose_columns(t, c, false).weight;
+    ASSERT_EQ(by_expression.size(), 2u) << expression;
+    for (std::size_t i = 0; i < 2; ++i) EXPECT_DOUBLE_EQ(by_expression[i], by_column[i]) << expression;
+  }
+  c.weight = "C";  // the derived C, 6 N D
+  EXPECT_EQ(choose_columns(t, c, false).weight, (std::vector<double>{6 * 1e8 * 2e9, 6 * 2e8 * 6e9}));
+  c.weight = "n_seeds";  // a plain column, as before
+  EXPECT_EQ(choose_columns(t, c, false).weight, (std::vector<double>{3, 1}));
+
+  // One-input laws: x and the file's columns.
+  ColumnChoice x;
+  x.x = "N";
+  x.weight = "x/1e8 + n_seeds";
+  EXPECT_EQ(choose_columns(t, x, true).weight, (std::vector<double>{4, 3}));
+}
+
+TEST(FitColumns, WeightExpressionMustBePositiveAndFinite) {
+  const DataTable t = parse_csv("N,D,n_seeds,loss\n1e8,2e9,3,3.1\n2e8,6e9,1,2.9\n", "t.csv");
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  c.weight = "n_seeds - 1";  // 0 on line 3
+  std::string msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:3")) << msg;
+  EXPECT_TRUE(contains(msg, "must be positive")) << msg;
+  c.weight = "3 - loss";  // negative on line 2
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:2")) << msg;
+  EXPECT_TRUE(contains(msg, "positive and finite")) << msg;
+  c.weight = "1/(N - 1e8)";  // infinite on line 2
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:2")) << msg;
+  c.weight = "2*n_seed";  // a misspelt column
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "'n_seed' is neither a column")) << msg;
+  c.weight = "n seeds";  // neither a column nor an expression
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "neither a column of t.csv")) << msg;
+  EXPECT_TRUE(contains(msg, "'n_seeds'")) << msg;  // the columns listed
+
+  // --drop-missing reads the columns the expression names.
+  const DataTable gap = parse_csv("N,D,n_seeds,loss\n1e8,2e9,3,3.1\n2e8,6e9,,2.9\n3e8,6e9,2,2.8\n", "g.csv");
+  c.weight = "n_seeds*2";
+  c.drop_missing = true;
+  const FitColumns f = choose_columns(gap, c, false);
+  EXPECT_EQ(f.missing_by_column, (std::map<std::string, std::size_t>{{"n_seeds", 1}}));
+  EXPECT_EQ(f.weight, (std::vector<double>{6, 4}));
+}

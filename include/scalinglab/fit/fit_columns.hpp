@@ -25,7 +25,9 @@ struct ColumnChoice {
   // columns) and of any other column by its header name (names that are identifiers only).
   // Empty: C is a column or 6 N D. Needs --N and --D as columns, and no --C.
   std::string flops;
-  // Column of per-row weights (finite, > 0); empty: unweighted.
+  // Per-row weights (finite, > 0): a column's name (read as that column), or else an expression
+  // (scalinglab::Expression) of N, D, C, x, loss (the chosen columns, as the conditions see them)
+  // and any column by its header name, e.g. "sqrt(C)", "1/loss", "n_seeds*2". Empty: unweighted.
   std::string weight;
   // Column of a swept hyperparameter (e.g. a learning rate): among rows with identical fit
   // inputs ((N, D), or x for one-input laws) only the lowest loss is kept (ties: first in file).
