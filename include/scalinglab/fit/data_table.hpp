@@ -17,6 +17,9 @@ struct DataTable {
   // of a million rows rather than one per cell.
   std::string text;
   std::vector<std::size_t> ends;
+  // The decimal separator of the numbers: '.', or ',' for a cell such as "2,71" (spreadsheets in
+  // many European locales); with ',' a cell holding '.' is refused (a thousands separator?).
+  char decimal = '.';
 
   std::size_t rows() const { return lines.size(); }
   // The text of cell (row, column index), quotes removed.
@@ -44,13 +47,19 @@ struct DataTable {
 
 // Reads a CSV file (RFC 4180 quoting; blank lines skipped; a UTF-8 byte-order mark ignored; fields
 // separated by `delimiter`). Throws InputError on a missing file, an empty file, a header naming a
-// column twice, or a row whose field count differs from the header's.
+// column twice, or a row whose field count differs from the header's. A header that is one field
+// when split at `delimiter` but several when split at ';' or a tab is refused with the option that
+// reads it (--sep ';', with --decimal ',' when its rows hold commas). The table's decimal separator
+// is '.'; read_table (table_format.hpp) reads other formats and decimal commas.
 DataTable read_csv(const std::string& path, char delimiter = ',');
 DataTable parse_csv(const std::string& text, const std::string& source, char delimiter = ',');
 
 // The delimiter named by `text`: one character other than a quote or a line break, or "tab".
 // Throws InputError otherwise.
 char parse_delimiter(const std::string& text);
+
+// The decimal separator named by `text`: "." or ",". Throws InputError otherwise.
+char parse_decimal(const std::string& text);
 
 // Whether a cell is a missing value rather than a number: blank, or NaN, NA, N/A, null, None (any
 // case; what spreadsheets, pandas, R and experiment trackers write for "no value").
