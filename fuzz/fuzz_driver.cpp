@@ -32,6 +32,7 @@ const char* const kTokens[] = {
     "where = { ", "slope = { x = \"d\", y = \"error\", expect = -1, tol = 0.1 }\n", "reference = ", "\\u0000",
     "\"\"\"", "log(", "zeta(", "gamma(", "max(", "x", "y", "`", "\\", "#", "\t", "\r\n", "\xef\xbb\xbf",
     "{\"point\":0,\"key\":\"k\",\"run\":0,\"params\":{},\"metrics\":{\"e\":", "null", "true", "\"inf\"",
+    "NaN", "Infinity", "-Infinity", "\"columns\": [", "\"data\": [", ";", "2,71",
 };
 
 std::string mutate(std::string s, const std::vector<std::string>& corpus, std::mt19937_64& rng) {

@@ -1,7 +1,8 @@
 // Fuzz target for the parsers that read user text: sweep files (TOML, validated against the real
-// measures, grids expanded), formulas (parsed and evaluated), CSV tables, results.jsonl lines and
-// whole results files, the fitters' ranges and bounds (--grid, predict's inputs, --bounds), and
-// saved fits (JSON, then predict) and fit requests (Python's JSON), checkpoint files (the layout
+// measures, grids expanded), formulas (parsed and evaluated), tables (CSV, decimal commas, JSON and
+// JSON lines), results.jsonl lines and whole results files, the fitters' ranges and bounds (--grid,
+// predict's inputs, --bounds), and saved fits (JSON, then predict) and fit requests (Python's
+// JSON), checkpoint files (the layout
 // and its MAC), a signed factor.train state edited byte by byte (every field checked against the
 // task), and a results file's tail repaired before appending. The first byte picks the parser. An InputError is the expected answer to bad input; anything else escaping (another
 // exception, a crash, a sanitizer report, a hang) is a bug.
@@ -32,6 +33,8 @@
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/fit/data_table.hpp"
 #include "scalinglab/fit/fit_request.hpp"
+#include "scalinglab/fit/json_table.hpp"
+#include "scalinglab/fit/table_format.hpp"
 #include "scalinglab/fit/law_expression.hpp"
 #include "scalinglab/lab/limits.hpp"
 #include "scalinglab/results/results.hpp"
@@ -165,13 +168,27 @@ void parse_one(unsigned which, const std::string& text) {
       e.variables();
       break;
     }
-    case 2: {
-      const fit::DataTable t = fit::parse_csv(text, "fuzz.csv");
-      for (const auto& name : t.names) {
+    case 2: {  // a table: CSV, ';' with decimal commas, a JSON table, JSON lines
+      fit::TableFormat european;
+      european.delimiter = ';';
+      european.decimal = ',';
+      for (int form = 0; form < 4; ++form) {
+        fit::DataTable t;
         try {
-          t.numbers(name);
+          t = form == 0   ? fit::parse_csv(text, "fuzz.csv")
+              : form == 1 ? fit::parse_table(text, "fuzz.csv", european)
+              : form == 2 ? fit::parse_json_table(text, "fuzz.json")
+                          : fit::parse_jsonl_table(text, "fuzz.jsonl");
         } catch (const InputError&) {
+          continue;
         }
+        for (const auto& name : t.names) {
+          try {
+            t.numbers(name);
+          } catch (const InputError&) {
+          }
+        }
+        for (std::size_t i = 0; i < t.rows(); ++i) t.header_row(i);
       }
       break;
     }

@@ -31,6 +31,7 @@
 #include "scalinglab/fit/fit_figure.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/frontier_request.hpp"
+#include "scalinglab/fit/table_format.hpp"
 #include "monitored.hpp"
 #include "scalinglab/lab/describe.hpp"
 #include "scalinglab/lab/evaluate.hpp"
@@ -291,7 +292,7 @@ py::object fit_request_py(const std::string& csv, const std::string& request, co
                           const py::object& progress) {
   const fit::FitRequest r = fit::fit_request_from_json(fit::parse_json(request, "fit: the request"));
   const json j = run_monitored<json>(progress, [&](const fit::FitMonitor& monitor) {
-    const fit::DataTable table = fit::parse_csv(csv, source, fit::parse_delimiter(r.delimiter));
+    const fit::DataTable table = fit::parse_table(csv, source, r.table_format());
     const fit::FitOutcome outcome = fit::run_fit(table, r, monitor);
     json out = fit::fit_outcome_saved(outcome);
     // What plot_fit draws: the figure's numbers, as the command line's --plot computes them.
@@ -313,7 +314,7 @@ py::object frontier_request_py(const std::string& csv, const std::string& reques
                                const py::object& progress) {
   const fit::FrontierRequest r = fit::frontier_request_from_json(fit::parse_json(request, "frontier: the request"));
   const json j = run_monitored<json>(progress, [&](const fit::FitMonitor& monitor) {
-    const fit::DataTable table = fit::parse_csv(csv, source, fit::parse_delimiter(r.delimiter));
+    const fit::DataTable table = fit::parse_table(csv, source, r.table_format());
     const fit::FrontierOutcome outcome = fit::run_frontier(table, r, monitor);
     json out = outcome.json;
     out["figure"] = fit::frontier_figure(outcome);

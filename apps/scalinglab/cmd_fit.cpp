@@ -12,6 +12,7 @@
 #include "fit_options.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/fit/data_table.hpp"
+#include "scalinglab/fit/table_format.hpp"
 #include "scalinglab/fit/fit_plot.hpp"
 #include "scalinglab/fit/fit_request.hpp"
 #include "scalinglab/fit/law_expression.hpp"
@@ -70,7 +71,7 @@ void add_fit(CLI::App& app, Action& action) {
       fit::FitRequest req = *r;
       o->resolve(req);
       fit::check_fit_request(req);  // as for Python, before the file is read
-      const fit::DataTable table = fit::read_csv(o->file, fit::parse_delimiter(req.delimiter));
+      const fit::DataTable table = fit::read_table(o->file, req.table_format());
       const fit::FitOutcome outcome = fit::run_fit(table, req, cli_monitor());
       const fit::LawOutcome& main = outcome.laws.front();
       const auto& inputs = main.law->inputs;

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "fit_options.hpp"
 #include "scalinglab/fit/data_table.hpp"
+#include "scalinglab/fit/table_format.hpp"
 #include "scalinglab/fit/frontier_request.hpp"
 
 namespace scalinglab::cli {
@@ -59,7 +60,7 @@ void add_frontier(CLI::App& app, Action& action) {
       t->resolve(req);
       if (!trim->empty()) req.trim = fit::parse_trim(*trim);
       fit::check_frontier_request(req);  // as for Python, before the file is read
-      const fit::DataTable table = fit::read_csv(t->file, fit::parse_delimiter(req.delimiter));
+      const fit::DataTable table = fit::read_table(t->file, req.table_format());
       const fit::FrontierOutcome out = fit::run_frontier(table, req, cli_monitor());
       for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
       std::vector<std::string> figures;

@@ -57,7 +57,9 @@ inline CLI::Validator finite_number() {
 
 // The shared options, one per key of fit::fitter_option_keys (Python's keywords are the same names).
 inline void add_fitter_options(CLI::App* cmd, fit::FitterOptions& o, FitterText& t) {
-  cmd->add_option("file", t.file, "CSV file with a header row (a sweep's summary.csv works)")->required();
+  cmd->add_option("file", t.file,
+                  "table with a header row: CSV (a sweep's summary.csv works), or by its name .json (a JSON table, "
+                  "e.g. a W&B export) or .jsonl (JSON lines)")->required();
   fit::ColumnChoice& c = o.columns;
   cmd->add_option("--N", c.N, "column of model sizes N (parameters)");
   cmd->add_option("--D", c.D, "column of data sizes D (tokens); derived as C / (6 N) when absent");
@@ -70,7 +72,9 @@ inline void add_fitter_options(CLI::App* cmd, fit::FitterOptions& o, FitterText&
   cmd->add_option("--where", t.where,
                   "keep rows where COLUMN=VALUE, or where a condition holds, e.g. 'C>=1e19' or '(N>1e8)*(D<1e12)' "
                   "(N, D, C, x, loss and columns by name; repeatable)");
-  cmd->add_option("--weight", c.weight, "column of per-row weights (positive, finite)")->type_name("COL");
+  cmd->add_option("--weight", c.weight,
+                  "per-row weights (positive, finite): a column, or an expression of columns, e.g. 'C' or 'sqrt(C)'")
+      ->type_name("COL|EXPR");
   cmd->add_option("--best-of", c.best_of,
                   "column of a hyperparameter swept at each (N, D) (or x), e.g. a learning rate: keep only the "
                   "lowest-loss row of each (N, D), after --where and before --drop-top; warns when the best value "
@@ -81,15 +85,20 @@ inline void add_fitter_options(CLI::App* cmd, fit::FitterOptions& o, FitterText&
                   "or min (the lowest loss); the spread within them is reported")
       ->check(CLI::IsMember({"mean", "min"}));
   cmd->add_flag("--drop-missing", c.drop_missing,
-                "leave out the rows with a missing value (blank, NaN, NA, null) in a column the fit reads, and say how "
-                "many per column (otherwise such a cell is an error)");
+                "leave out the rows with a missing value (blank, NaN, NA, null) or an infinite one (a diverged run) in "
+                "a column the fit reads, and repeated header lines (two exports joined), and say how many of each "
+                "(otherwise such a row is an error)");
   cmd->add_option("--N-scale", t.N_scale,
                   "multiply the N column by this factor, e.g. 1e6 or M for a column in millions of parameters (k, M, "
                   "B or G, T)")->type_name("FACTOR");
   cmd->add_option("--D-scale", t.D_scale, "multiply the D column by this factor, e.g. B for billions of tokens")
       ->type_name("FACTOR");
   cmd->add_option("--C-scale", t.C_scale, "multiply the C column by this factor (FLOPs)")->type_name("FACTOR");
-  cmd->add_option("--delimiter", o.delimiter, "field separator of the file: one character, or 'tab'")->capture_default_str();
+  cmd->add_option("--sep,--delimiter", o.delimiter, "field separator of a CSV file: one character, or 'tab'")
+      ->capture_default_str();
+  cmd->add_option("--decimal", o.decimal, "decimal separator of a CSV file's numbers: '.' or ',' (with --sep ';')")
+      ->capture_default_str();
+  cmd->add_option("--format", o.format, "auto (by the file's name), csv, json or jsonl")->capture_default_str();
   // The ranges of these numbers are checked by the fitters' own checks (fitter_options.hpp), which
   // Python calls too: one rule, one sentence for both.
   cmd->add_option("--drop-top", c.drop_top, "drop the k rows with the highest losses")->capture_default_str();

@@ -15,14 +15,15 @@ from ._fit_progress import _progress_callable
 
 
 def _shared_request(data, N, D, C, loss, where, drop_top, flops, weight, best_of, aggregate, drop_missing, N_scale,
-                    D_scale, C_scale, delimiter, bootstrap, level, seed, at, threads):
+                    D_scale, C_scale, sep, decimal, format, bootstrap, level, seed, at, threads):  # noqa: A002
     """The options fit and frontier share, as the request's keys (the core's fitter_option_keys)."""
     return {"N": N, "D": D, "C": C, "loss": loss, "where": _where_list(where), "drop_top": int(drop_top),
             "flops": flops, "weight": weight, "best_of": best_of, "aggregate": aggregate or "",
             "drop_missing": bool(drop_missing), "N_scale": _scale(N_scale), "D_scale": _scale(D_scale),
             "C_scale": _scale(C_scale),
-            # A DataFrame reaches the core as comma-separated text whatever the file it came from.
-            "delimiter": delimiter if _is_path(data) else ",",
+            # A DataFrame reaches the core as CSV text with '.' decimals, whatever the file it came from.
+            "sep": sep if _is_path(data) else ",", "decimal": decimal if _is_path(data) else ".",
+            "format": format if _is_path(data) else "csv",
             "bootstrap": int(bootstrap), "level": _json_number(level), "seed": int(seed),
             "at": [_json_number(c) for c in at], "threads": int(threads)}
 
@@ -43,9 +44,10 @@ def _run(data, function, request, progress):
 
 
 def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", where=None, drop_top=0, flops=None,
-        weight=None, best_of=None, aggregate=None, drop_missing=False, N_scale=1, D_scale=1, C_scale=1, delimiter=",",
-        bootstrap=200, level=0.95, seed=1, at=(), threads=0, x_min=None, holdout=None, cv=None, compare=(),
-        bounds=None, grid=None, delta=None, objective="huber", bootstrap_starts=32, polish=64, progress=True):
+        weight=None, best_of=None, aggregate=None, drop_missing=False, N_scale=1, D_scale=1, C_scale=1, sep=",",
+        decimal=".", format="auto", bootstrap=200, level=0.95, seed=1, at=(), threads=0,  # noqa: A002
+        x_min=None, holdout=None, cv=None, compare=(), bounds=None, grid=None, delta=None, objective="huber",
+        bootstrap_starts=32, polish=64, progress=True):
     """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
     `scalinglab fit` does (same request, same numbers).
 
@@ -64,8 +66,11 @@ def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", 
     drop_missing: leave out rows with a missing value (NaN, None, a blank cell) in a column the fit
     reads (counted per column in "missing_by_column"); otherwise such a value is an error.
     aggregate: "mean" or "min" merges rows with identical inputs (repeated seeds). N_scale, D_scale,
-    C_scale: multiply a column (1e6 or "M" for millions; "k", "M", "B", "G", "T"). delimiter: the
-    field separator of a CSV path (one character or "tab"). objective: "huber" (the summed loss, as
+    C_scale: multiply a column (1e6 or "M" for millions; "k", "M", "B", "G", "T"). sep, decimal: the
+    field and decimal separators of a CSV path (sep=";", decimal="," for a European spreadsheet's);
+    format: "auto" (by the path's name: .json a JSON table such as a W&B export, .jsonl JSON lines),
+    "csv", "json" or "jsonl". drop_missing also leaves out infinite values and repeated header lines.
+    weight: a column or an expression of columns ("sqrt(C)"). objective: "huber" (the summed loss, as
     Hoffmann et al.) or "mle" (maximum likelihood with a fitted noise scale, reported as
     "noise_sd", as Besiroglu et al. 2024). progress: True (a bar, tqdm when installed, for fits
     longer than a few seconds), False, or a callable (stage, done, total); Ctrl-C stops the fit
@@ -75,7 +80,7 @@ def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", 
     interval (NAME_lo, NAME_hi), residuals, warnings, held-out and cross-validation errors, the
     compared laws, and "saved" (what predict() needs)."""
     request = _shared_request(data, N, D, C, loss, where, drop_top, flops, weight, best_of, aggregate, drop_missing,
-                              N_scale, D_scale, C_scale, delimiter, bootstrap, level, seed, at, threads)
+                              N_scale, D_scale, C_scale, sep, decimal, format, bootstrap, level, seed, at, threads)
     request.update({"law": law, "compare": list(compare), "x": x, "holdout": holdout, "cv": cv,
                     "bounds": _bounds_text(bounds), "grid": _grid_list(grid),
                     "delta": None if delta is None else _json_number(delta),
@@ -86,8 +91,8 @@ def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", 
 
 def frontier(data, method="isoflop", *, N=None, D=None, C=None, loss="loss", where=None, drop_top=0, flops=None,
              weight=None, best_of=None, aggregate=None, drop_missing=False, N_scale=1, D_scale=1, C_scale=1,
-             delimiter=",", bootstrap=1000, level=0.95, seed=1, at=(), threads=0, group_tolerance=0.1, budget=None,
-             trim=0.0, skip_bad_slices=False, run=None, progress=True):
+             sep=",", decimal=".", format="auto", bootstrap=1000, level=0.95, seed=1, at=(),  # noqa: A002
+             threads=0, group_tolerance=0.1, budget=None, trim=0.0, skip_bad_slices=False, run=None, progress=True):
     """The compute-optimal frontier N_opt ~ C^a, D_opt ~ C^b with bootstrap intervals, exactly as
     `scalinglab frontier` (same request, same numbers), by `method`:
     "isoflop" (Approach 2: a parabola per IsoFLOP slice), "parametric" (Approach 3: the Chinchilla
@@ -96,13 +101,13 @@ def frontier(data, method="isoflop", *, N=None, D=None, C=None, loss="loss", whe
     checkpoints, run= names the column of run ids, D the tokens seen so far; intervals from
     resampling whole runs).
     The shared keywords are fit()'s (where, flops, weight, best_of, aggregate, drop_missing, the
-    unit scales, delimiter, bootstrap, level, seed, at, threads, progress). trim: keep in each
+    unit scales, sep, decimal, format, bootstrap, level, seed, at, threads, progress). trim: keep in each
     slice the runs within this fraction of its lowest loss (0.05 or "5%"); budget: a column grouping
     runs into slices (instead of group_tolerance); skip_bad_slices: leave out slices without an
     interior minimum. Returns a dict (the frontier at each budget of `at` with its intervals: N_opt,
     N_opt_lo, N_opt_hi, ...; "warnings"; "figure", what plot_fit draws)."""
     request = _shared_request(data, N, D, C, loss, where, drop_top, flops, weight, best_of, aggregate, drop_missing,
-                              N_scale, D_scale, C_scale, delimiter, bootstrap, level, seed, at, threads)
+                              N_scale, D_scale, C_scale, sep, decimal, format, bootstrap, level, seed, at, threads)
     request.update({"method": method, "group_tolerance": _json_number(group_tolerance), "budget": budget or "",
                     "trim": trim if isinstance(trim, str) else _json_number(trim),
                     "skip_bad_slices": bool(skip_bad_slices), "run": run or ""})

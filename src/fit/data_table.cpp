@@ -1,6 +1,7 @@
 // CSV reading for the fitters.
 #include "scalinglab/fit/data_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -49,6 +50,50 @@ bool parse_number(std::string_view s, double& out) {
   return errno != ERANGE || std::abs(out) < 1.0;
 }
 
+// A number written with `decimal` as its decimal separator. With ',' the cell is read with '.' in
+// its place, and a cell holding '.' is not a number (a thousands separator, or the other
+// convention: which one would be a guess). A stack buffer keeps the common case free of allocation.
+bool read_number(std::string_view s, char decimal, double& out) {
+  if (decimal == '.') return parse_number(s, out);
+  char buf[64];
+  if (s.size() > sizeof buf) {
+    std::string copy(s);
+    if (copy.find('.') != std::string::npos) return false;
+    for (char& c : copy) c = c == decimal ? '.' : c;
+    return parse_number(copy, out);
+  }
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    const char c = s[k];
+    if (c == '.') return false;
+    buf[k] = c == decimal ? '.' : c;
+  }
+  return parse_number(std::string_view(buf, s.size()), out);
+}
+
+// A header that is one field when split at `delimiter` but several at ';' (or a tab) is another
+// kind of file: a European spreadsheet's "N;D;loss" read with ',' would fail later, on its first
+// row, with a field count. `rest` is the text after the header, whose first row tells whether the
+// numbers have decimal commas.
+void refuse_other_separator(const std::string& header, char delimiter, std::string_view rest, const std::string& source,
+                            int line) {
+  std::string option;
+  if (delimiter != ';' && header.find(';') != std::string::npos) {
+    const std::string_view row = rest.substr(0, rest.find('\n'));
+    option = "--sep ';'" + std::string(row.find(',') != std::string_view::npos ? " --decimal ','" : "");
+  } else if (delimiter != '\t' && header.find('\t') != std::string::npos) {
+    option = "--sep tab";
+  } else {
+    return;
+  }
+  std::string shown_header = header.size() > 60 ? header.substr(0, 57) + "..." : header;
+  for (char& c : shown_header)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  throw InputError(source + ":" + std::to_string(line) + ": the header '" + shown_header + "' is one field when split at '" +
+                   (delimiter == '\t' ? std::string("tab") : std::string(1, delimiter)) +
+                   "', and it looks like a file of another separator (as spreadsheets write in many locales); read it "
+                   "with " + option);
+}
+
 std::string column_list(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
@@ -69,17 +114,43 @@ static std::size_t column_index(const DataTable& t, const std::string& column) {
   throw InputError(t.source + ": no column '" + column + "' (columns: " + column_list(t.names) + ")");
 }
 
+bool DataTable::header_row(std::size_t row) const {
+  for (std::size_t j = 0; j < names.size(); ++j)
+    if (trim(cell(row, j)) != names[j]) return false;
+  return true;
+}
+
 std::vector<double> DataTable::numbers(const std::string& column) const {
   const std::size_t j = column_index(*this, column);
   std::vector<double> out(rows());
   for (std::size_t i = 0; i < rows(); ++i) {
+    // Only the cells that do not read as numbers are looked at more closely: a missing value, an
+    // infinity and a repeated header all fail the plain parse.
+    if (read_number(trim(cell(i, j)), decimal, out[i]) && std::isfinite(out[i])) continue;
     const std::string_view s = cell(i, j);
+    const std::string at = source + ":" + std::to_string(lines[i]) + ": ";
+    if (header_row(i))
+      throw InputError(at + "the header's names again, not values (a repeated header line, as where two files were "
+                       "joined); --drop-missing leaves out such lines");
     if (missing_cell(s))
-      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' has no value there ('" +
-                       std::string(s) + "'); --drop-missing leaves out the rows with a missing value in a column the fit reads");
-    if (!parse_number(trim(s), out[i]) || !std::isfinite(out[i]))
-      throw InputError(source + ":" + std::to_string(lines[i]) + ": column '" + column + "' holds '" + std::string(s) +
-                       "', not a finite decimal number");
+      throw InputError(at + "column '" + column + "' has no value there ('" + std::string(s) +
+                       "'); --drop-missing leaves out the rows with a missing value in a column the fit reads");
+    if (infinite_cell(s))
+      throw InputError(at + "column '" + column + "' holds '" + std::string(s) +
+                       "', an infinite value (a diverged run?); --drop-missing leaves out the rows with an infinite "
+                       "value in a column the fit reads");
+    const std::string_view t = trim(s);
+    double v = 0;
+    if (decimal == '.' && t.find(',') != std::string_view::npos && read_number(t, ',', v))
+      throw InputError(at + "column '" + column + "' holds '" + std::string(s) +
+                       "', a number with a decimal comma; read the file with --decimal ',' (and a field separator "
+                       "other than ',', e.g. --sep ';')");
+    if (decimal != '.' && t.find('.') != std::string_view::npos &&
+        t.find_first_not_of("0123456789+-.,eE") == std::string_view::npos)
+      throw InputError(at + "column '" + column + "' holds '" + std::string(s) + "', which has a '.' where the file's "
+                       "decimal separator is '" + std::string(1, decimal) + "' (a thousands separator?); write it as "
+                       "a plain number, or read the file with --decimal '.'");
+    throw InputError(at + "column '" + column + "' holds '" + std::string(s) + "', not a finite decimal number");
   }
   return out;
 }
@@ -93,8 +164,9 @@ DataTable DataTable::where(const std::vector<std::pair<std::string, std::string>
     for (std::size_t k = 0; k < filters.size() && ok; ++k) {
       const std::string_view value = trim(cell(i, js[k]));
       double a = 0, b = 0;
+      const std::string_view wanted = trim(filters[k].second);
       ok = value == filters[k].second ||
-           (parse_number(value, a) && parse_number(trim(filters[k].second), b) && a == b);
+           (read_number(value, decimal, a) && (parse_number(wanted, b) || read_number(wanted, decimal, b)) && a == b);
     }
     if (ok) keep.push_back(i);
   }
@@ -105,6 +177,7 @@ DataTable DataTable::select(const std::vector<std::size_t>& rows_to_keep) const 
   DataTable out;
   out.source = source;
   out.names = names;
+  out.decimal = decimal;
   const std::size_t columns = names.size();
   out.lines.reserve(rows_to_keep.size());
   out.ends.reserve(rows_to_keep.size() * columns);
@@ -117,6 +190,11 @@ DataTable DataTable::select(const std::vector<std::size_t>& rows_to_keep) const 
     out.lines.push_back(lines[i]);
   }
   return out;
+}
+
+char parse_decimal(const std::string& text) {
+  if (text == "." || text == ",") return text[0];
+  throw InputError("--decimal '" + text + "': the decimal separator is '.' or ','");
 }
 
 char parse_delimiter(const std::string& text) {
@@ -137,6 +215,7 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
   std::size_t row_first = 0, field_start = 0;
   bool quoted = false, any = false;
   int line = 1, row_line = 1;
+  std::size_t at = 0;  // where in the text a row ends, for the header's check
   auto end_field = [&] {
     t.ends.push_back(t.text.size());
     field_start = t.text.size();
@@ -165,6 +244,7 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
                              "' twice (fields " + std::to_string(k + 1) + " and " + std::to_string(j + 1) +
                              "): which one is meant would be a guess");
       }
+      if (t.names.size() == 1) refuse_other_separator(t.names[0], delimiter, text.substr(std::min(text.size(), at + 1)), source, row_line);
       t.text.clear();
       t.ends.clear();
     } else {
@@ -196,6 +276,7 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
       end_field();
       any = true;
     } else if (c == '\n') {
+      at = i;
       end_row();
       row_line = ++line;
     } else if (c != '\r') {
@@ -207,6 +288,7 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
       any = true;
     }
   }
+  at = text.size();
   if (any || t.text.size() > field_start) end_row();
   if (t.names.empty()) throw InputError(source + ": empty file (a CSV with a header row is expected)");
   return t;
@@ -214,6 +296,16 @@ DataTable parse_csv(const std::string& input, const std::string& source, char de
 
 DataTable read_csv(const std::string& path, char delimiter) {
   return parse_csv(read_file(path, kMaxTableBytes, "CSV table"), path, delimiter);
+}
+
+bool infinite_cell(std::string_view cell) {
+  std::string_view t = trim(cell);
+  if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+  if (t.size() != 3 && t.size() != 8) return false;
+  static constexpr std::string_view word = "infinity";
+  for (std::size_t k = 0; k < t.size(); ++k)
+    if (std::tolower(static_cast<unsigned char>(t[k])) != word[k]) return false;
+  return true;
 }
 
 bool missing_cell(std::string_view cell) {

@@ -319,6 +319,7 @@ std::vector<std::string> columns_read(const DataTable& t, const ColumnChoice& c,
   std::vector<std::string> formulas = c.conditions;
   formulas.push_back(c.flops);
   formulas.push_back(c.holdout);
+  if (!t.has(c.weight)) formulas.push_back(c.weight);  // a weight expression
   const std::map<std::string, std::string> named = {{"N", c.N}, {"D", c.D}, {"C", c.C}, {"x", c.x}, {"loss", c.loss}};
   for (const auto& f : formulas) {
     if (trim(f).empty()) continue;
@@ -389,6 +390,25 @@ std::vector<double> per_row(const DataTable& t, const FitColumns& out, const std
   return values;
 }
 
+// --weight as an expression (it names no column): evaluated on every row of `t` as the conditions
+// are, with N, D, C, x and loss the chosen (scaled, derived) values.
+std::vector<double> weight_per_row(const DataTable& t, const ColumnChoice& c, const std::vector<double>& x,
+                                   const std::vector<double>& N, const std::vector<double>& D,
+                                   const std::vector<double>& C, const std::vector<double>& loss) {
+  const std::string opt = "--weight \"" + shown(c.weight) + "\"";
+  try {
+    const Expression parsed(c.weight);
+    (void)parsed;
+  } catch (const InputError& err) {
+    throw InputError(opt + ": neither a column of " + shown(t.source) + " (columns: " + column_list(t.names) +
+                     ") nor an expression of N, D, C, x, loss and the columns (" + shown(err.what(), 300) + ")");
+  }
+  FitColumns rows;
+  rows.x = x, rows.N = N, rows.D = D, rows.C = C, rows.loss = loss;
+  rows.lines = t.lines;
+  return per_row(t, rows, c.weight, "--weight", c);
+}
+
 }  // namespace
 
 namespace {
@@ -454,32 +474,52 @@ bool is_condition(const std::string& text) { return text.find_first_of("<>") != 
 
 FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool need_x) {
   if (c.drop_missing) {
-    // After the equality filters, before everything else: rows without a value in a column read.
-    const DataTable filtered = c.where.empty() ? full : full.where(c.where);
+    // Repeated header lines first (not data, whatever a filter says); then, after the equality
+    // filters, the rows without a usable value in a column read: missing, or else infinite.
+    std::vector<std::size_t> body_rows;
+    for (std::size_t i = 0; i < full.rows(); ++i)
+      if (!full.header_row(i)) body_rows.push_back(i);
+    const std::size_t headers = full.rows() - body_rows.size();
+    std::optional<DataTable> without_headers;
+    if (headers > 0) without_headers = full.select(body_rows);
+    const DataTable& body = without_headers ? *without_headers : full;
+    const DataTable filtered = c.where.empty() ? body : body.where(c.where);
     std::vector<std::pair<std::string, std::size_t>> read;
     for (const auto& name : columns_read(filtered, c, need_x))
       for (std::size_t j = 0; j < filtered.names.size(); ++j)
         if (filtered.names[j] == name) read.emplace_back(name, j);
-    std::map<std::string, std::size_t> by_column;
+    std::map<std::string, std::size_t> missing_by_column, infinite_by_column;
+    std::size_t infinite = 0;
     std::vector<std::size_t> keep;
     for (std::size_t i = 0; i < filtered.rows(); ++i) {
       bool missing = false;
       for (const auto& [name, j] : read)
         if (missing_cell(filtered.cell(i, j))) {
-          ++by_column[name];
+          ++missing_by_column[name];
           missing = true;
         }
-      if (!missing) keep.push_back(i);
+      if (missing) continue;
+      bool inf = false;
+      for (const auto& [name, j] : read)
+        if (infinite_cell(filtered.cell(i, j))) {
+          ++infinite_by_column[name];
+          inf = true;
+        }
+      if (inf) ++infinite;
+      else keep.push_back(i);
     }
     if (keep.empty() && filtered.rows() > 0)
-      throw InputError(shown(full.source) + ": every row has a missing value in a column the fit reads");
+      throw InputError(shown(full.source) + ": every row has a missing or infinite value in a column the fit reads");
     ColumnChoice rest = c;
     rest.where.clear();
     rest.drop_missing = false;
     FitColumns out = choose_columns(keep.size() == filtered.rows() ? filtered : filtered.select(keep), rest, need_x);
     out.rows_read = full.rows();
-    out.missing_dropped = filtered.rows() - keep.size();
-    out.missing_by_column = by_column;
+    out.repeated_headers_dropped = headers;
+    out.missing_dropped = filtered.rows() - keep.size() - infinite;
+    out.missing_by_column = missing_by_column;
+    out.infinite_dropped = infinite;
+    out.infinite_by_column = infinite_by_column;
     return out;
   }
   if (!c.conditions.empty()) {
@@ -576,7 +616,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
 
   std::vector<double> weight;
   if (!c.weight.empty()) {
-    weight = column(t, c.weight, "--weight");
+    weight = t.has(c.weight) ? column(t, c.weight, "--weight") : weight_per_row(t, c, x, N, D, C, loss);
     for (std::size_t i = 0; i < weight.size(); ++i) {
       if (weight[i] == 0)
         throw InputError(where(t, i) + ": weight ('" + shown(c.weight) + "') = 0: weights must be positive; to " +

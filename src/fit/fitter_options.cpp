@@ -15,11 +15,13 @@
 
 namespace scalinglab::fit {
 
+TableFormat FitterOptions::table_format() const { return fit::table_format(format, delimiter, decimal); }
+
 void check_fitter_options(const FitterOptions& o) {
   check_bootstrap_options(o.boot);
   check_budgets(o.at);
   check_threads(o.threads);
-  parse_delimiter(o.delimiter);
+  o.table_format();
   const ColumnChoice& c = o.columns;
   if (!c.aggregate.empty() && c.aggregate != "mean" && c.aggregate != "min")
     throw InputError("--aggregate '" + c.aggregate + "': give mean or min");
@@ -119,7 +121,7 @@ void RequestReader::unit_scale(const char* k, double& out) const {
 const std::set<std::string>& fitter_option_keys() {
   static const std::set<std::string> keys = {
       "N", "D", "C", "loss", "where", "drop_top", "flops", "weight", "best_of", "drop_missing", "aggregate",
-      "N_scale", "D_scale", "C_scale", "bootstrap", "level", "seed", "at", "threads", "delimiter"};
+      "N_scale", "D_scale", "C_scale", "bootstrap", "level", "seed", "at", "threads", "sep", "decimal", "format"};
   return keys;
 }
 
@@ -153,7 +155,9 @@ void read_fitter_options(const RequestReader& in, FitterOptions& o) {
   in.seed("seed", o.boot.seed);
   in.numbers("at", o.at);
   in.whole("threads", o.threads);
-  in.text("delimiter", o.delimiter);
+  in.text("sep", o.delimiter);
+  in.text("decimal", o.decimal);
+  in.text("format", o.format);
 }
 
 std::vector<std::string> allocation_warnings(const FitColumns& c, const std::vector<double>& at,
@@ -190,6 +194,9 @@ void put_rows_json(nlohmann::json& j, const FitColumns& c) {
   j["best_of_dropped"] = c.best_of_dropped;
   j["missing_dropped"] = c.missing_dropped;
   j["missing_by_column"] = c.missing_by_column;
+  j["repeated_headers_dropped"] = c.repeated_headers_dropped;
+  j["infinite_dropped"] = c.infinite_dropped;
+  j["infinite_by_column"] = c.infinite_by_column;
   if (!c.aggregation.how.empty()) {
     const Aggregation& a = c.aggregation;
     j["aggregate"] = {{"how", a.how}, {"rows", a.rows}, {"groups", a.groups}, {"largest", a.largest},
@@ -208,7 +215,17 @@ std::string rows_text(const FitColumns& c, std::size_t held_out) {
       by += (by.empty() ? "" : ", ") + column + " " + std::to_string(count);
     t += ", " + std::to_string(c.missing_dropped) + " with a missing value dropped (" + by + ")";
   }
-  if (c.rows_filtered != c.rows_read - c.missing_dropped) t += ", " + std::to_string(c.rows_filtered) + " after filters";
+  if (c.repeated_headers_dropped)
+    t += ", " + std::to_string(c.repeated_headers_dropped) + " repeated header line" +
+         (c.repeated_headers_dropped > 1 ? "s" : "") + " dropped";
+  if (c.infinite_dropped) {
+    std::string by;
+    for (const auto& [column, count] : c.infinite_by_column)
+      by += (by.empty() ? "" : ", ") + column + " " + std::to_string(count);
+    t += ", " + std::to_string(c.infinite_dropped) + " with an infinite value dropped (" + by + ")";
+  }
+  if (c.rows_filtered != c.rows_read - c.missing_dropped - c.repeated_headers_dropped - c.infinite_dropped)
+    t += ", " + std::to_string(c.rows_filtered) + " after filters";
   if (!c.aggregation.how.empty() && c.aggregation.groups < c.aggregation.rows)
     t += ", " + std::to_string(c.aggregation.rows) + " merged into " + std::to_string(c.aggregation.groups);
   if (c.best_of_dropped) t += ", " + std::to_string(c.best_of_dropped) + " not the best of their sweep";

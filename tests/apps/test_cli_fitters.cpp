@@ -12,6 +12,7 @@
 #include <fstream>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -153,5 +154,57 @@ TEST(CliFitters, Approach1ReadsLearningCurves) {
   EXPECT_NE(no_run.err.find("--run"), std::string::npos) << no_run.err;
   const CliRun trimmed = run_cli(base + " --run run --trim 5%");
   EXPECT_EQ(trimmed.status, 2);
+  std::filesystem::remove_all(dir);
+}
+
+// Real exports: a European spreadsheet's semicolons and decimal commas, two exports joined (a
+// repeated header line) with a diverged run (inf), and the same runs as W&B-style JSON lines.
+TEST(CliFitters, RealExportsAreReadWithTheirOptionsAndCounted) {
+  const std::string dir = scratch("exports");
+  std::string comma, eu = "params_M;tokens_B;loss\n", jsonl;
+  {
+    std::istringstream in(isoflops_in_millions_and_billions());
+    std::string line;
+    std::getline(in, comma);  // header
+    comma += "\n";
+    while (std::getline(in, line)) {
+      comma += line + "\n";
+      std::string e = line;
+      for (char& ch : e) ch = ch == ',' ? ';' : ch == '.' ? ',' : ch;
+      eu += e + "\n";
+      double n = 0, d = 0, l = 0;
+      std::sscanf(line.c_str(), "%lf,%lf,%lf", &n, &d, &l);
+      jsonl += fmt::format("{{\"config\": {{\"params_M\": {:.9g}, \"tokens_B\": {:.9g}}}, \"summary\": {{\"loss\": {:.9g}}}}}\n",
+                           n, d, l);
+    }
+  }
+  std::ofstream(dir + "/eu.csv") << eu;
+  std::ofstream(dir + "/joined.csv") << comma << "params_M,tokens_B,loss\n100,2,inf\n";
+  std::ofstream(dir + "/runs.jsonl") << jsonl;
+  const std::string opts = " --N-scale M --D-scale B --bootstrap 0 --json";
+  const CliRun plain = run_cli("frontier '" + dir + "/joined.csv' --N params_M --D tokens_B" + opts);
+  EXPECT_EQ(plain.status, 2) << plain.out;
+  EXPECT_NE(plain.err.find("--drop-missing"), std::string::npos) << plain.err;
+  const CliRun joined = run_cli("frontier '" + dir + "/joined.csv' --N params_M --D tokens_B --drop-missing" + opts);
+  ASSERT_EQ(joined.status, 0) << joined.err;
+  const auto j = nlohmann::json::parse(joined.out);
+  EXPECT_EQ(j["repeated_headers_dropped"], 1);
+  EXPECT_EQ(j["infinite_dropped"], 1);
+  EXPECT_EQ(j["infinite_by_column"]["loss"], 1);
+  const CliRun text = run_cli("frontier '" + dir + "/joined.csv' --N params_M --D tokens_B --drop-missing --N-scale M "
+                              "--D-scale B --bootstrap 0");
+  EXPECT_NE(text.out.find("37 rows, 1 repeated header line dropped, 1 with an infinite value dropped (loss 1); C = 6 N D"),
+            std::string::npos) << text.out;
+  const CliRun refused = run_cli("frontier '" + dir + "/eu.csv' --N params_M --D tokens_B" + opts);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("--sep ';'"), std::string::npos) << refused.err;
+  const CliRun eu_run = run_cli("frontier '" + dir + "/eu.csv' --N params_M --D tokens_B --sep ';' --decimal ','" + opts);
+  ASSERT_EQ(eu_run.status, 0) << eu_run.err;
+  const CliRun lines = run_cli("frontier '" + dir + "/runs.jsonl' --N config.params_M --D config.tokens_B "
+                               "--loss summary.loss" + opts);
+  ASSERT_EQ(lines.status, 0) << lines.err;
+  const double a = nlohmann::json::parse(eu_run.out)["a"], b = nlohmann::json::parse(lines.out)["a"];
+  EXPECT_EQ(a, double(j["a"]));  // the same numbers, read three ways
+  EXPECT_EQ(b, double(j["a"]));
   std::filesystem::remove_all(dir);
 }

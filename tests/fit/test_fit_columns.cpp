@@ -2,7 +2,9 @@
 // columns carried along, and the warnings on designs that cannot pin a law down.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/data_table.hpp"
@@ -319,4 +321,127 @@ TEST(FitColumns, DesignWarnings) {
   ASSERT_GT(f.loss.size(), 200u);
   const auto none = design_warnings(f, 5, true);
   EXPECT_TRUE(none.empty()) << joined(none);
+}
+
+// Two exports joined into one file: the second one's header is a row in the middle. It is an error
+// naming its line without --drop-missing, and left out (and counted) with it.
+TEST(FitColumns, RepeatedHeaderLineIsDroppedAndCounted) {
+  const DataTable t = parse_csv("N,D,loss\n1e8,2e9,3.1\n2e8,2e9,3.0\n\"N\", D ,loss\n3e8,4e9,2.9\n4e8,4e9,2.8\n", "t.csv");
+  EXPECT_FALSE(t.header_row(0));
+  EXPECT_TRUE(t.header_row(2));  // quoted and spaced, still the header's names
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  const std::string msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:4: the header's names again")) << msg;
+  EXPECT_TRUE(contains(msg, "--drop-missing")) << msg;
+  c.drop_missing = true;
+  const FitColumns f = choose_columns(t, c, false);
+  EXPECT_EQ(f.repeated_headers_dropped, 1u);
+  EXPECT_EQ(f.missing_dropped, 0u);
+  EXPECT_EQ(f.infinite_dropped, 0u);
+  EXPECT_EQ(f.rows_read, 5u);
+  EXPECT_EQ(f.lines, (std::vector<int>{2, 3, 5, 6}));
+  EXPECT_EQ(f.loss, (std::vector<double>{3.1, 3.0, 2.9, 2.8}));
+  // Before the equality filters: counted even where a filter would have left the line out.
+  c.where = {{"D", "4e9"}};
+  const FitColumns g = choose_columns(t, c, false);
+  EXPECT_EQ(g.repeated_headers_dropped, 1u);
+  EXPECT_EQ(g.lines, (std::vector<int>{5, 6}));
+}
+
+// Diverged runs: inf, -inf, Infinity in a column the fit reads. Refused naming the line, or with
+// --drop-missing left out and counted per column, apart from the missing values (a row with both
+// counts as missing).
+TEST(FitColumns, InfiniteValuesAreDroppedAndCountedPerColumn) {
+  EXPECT_TRUE(infinite_cell("inf"));
+  EXPECT_TRUE(infinite_cell(" -INF "));
+  EXPECT_TRUE(infinite_cell("+Infinity"));
+  EXPECT_FALSE(infinite_cell("infinit"));
+  EXPECT_FALSE(infinite_cell("nan"));
+  EXPECT_FALSE(infinite_cell(""));
+  EXPECT_FALSE(infinite_cell("1e400"));
+  const DataTable t = parse_csv(
+      "N,D,loss,note\n1e8,2e9,3.1,inf\n2e8,2e9,inf,a\n3e8,2e9,-inf,b\ninf,4e9,2.9,c\n4e8,4e9,Infinity,d\n"
+      "5e8,,Infinity,e\n6e8,4e9,2.7,f\n7e8,8e9,2.6,g\n",
+      "t.csv");
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  const std::string msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:3: column 'loss' holds 'inf', an infinite value")) << msg;
+  EXPECT_TRUE(contains(msg, "--drop-missing")) << msg;
+  c.drop_missing = true;
+  const FitColumns f = choose_columns(t, c, false);
+  EXPECT_EQ(f.infinite_dropped, 4u);
+  EXPECT_EQ(f.infinite_by_column, (std::map<std::string, std::size_t>{{"N", 1}, {"loss", 3}}));
+  EXPECT_EQ(f.missing_dropped, 1u);
+  EXPECT_EQ(f.missing_by_column, (std::map<std::string, std::size_t>{{"D", 1}}));
+  EXPECT_EQ(f.lines, (std::vector<int>{2, 8, 9}));  // the 'inf' of a column not read does not count
+}
+
+// --weight as an expression of the chosen columns and the file's columns: the same weights as a
+// column computed by hand.
+TEST(FitColumns, WeightExpressionEqualsTheColumnComputedByHand) {
+  const DataTable t = parse_csv(
+      "N,D,n_seeds,loss,w_sqrt_C,w_inv_loss,w_seeds\n"
+      "1e8,2e9,3,3.1,1095445115.0103323,0.3225806451612903,6\n"
+      "2e8,6e9,1,2.9,2683281572.9997478,0.3448275862068966,2\n",
+      "t.csv");
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  const std::vector<std::pair<std::string, std::string>> same = {
+      {"sqrt(C)", "w_sqrt_C"}, {"1/loss", "w_inv_loss"}, {"n_seeds*2", "w_seeds"}};
+  for (const auto& [expression, column] : same) {
+    c.weight = expression;
+    const std::vector<double> by_expression = choose_columns(t, c, false).weight;
+    c.weight = column;
+    const std::vector<double> by_column = choose_columns(t, c, false).weight;
+    ASSERT_EQ(by_expression.size(), 2u) << expression;
+    for (std::size_t i = 0; i < 2; ++i) EXPECT_DOUBLE_EQ(by_expression[i], by_column[i]) << expression;
+  }
+  c.weight = "C";  // the derived C, 6 N D
+  EXPECT_EQ(choose_columns(t, c, false).weight, (std::vector<double>{6 * 1e8 * 2e9, 6 * 2e8 * 6e9}));
+  c.weight = "n_seeds";  // a plain column, as before
+  EXPECT_EQ(choose_columns(t, c, false).weight, (std::vector<double>{3, 1}));
+
+  // One-input laws: x and the file's columns.
+  ColumnChoice x;
+  x.x = "N";
+  x.weight = "x/1e8 + n_seeds";
+  EXPECT_EQ(choose_columns(t, x, true).weight, (std::vector<double>{4, 3}));
+}
+
+TEST(FitColumns, WeightExpressionMustBePositiveAndFinite) {
+  const DataTable t = parse_csv("N,D,n_seeds,loss\n1e8,2e9,3,3.1\n2e8,6e9,1,2.9\n", "t.csv");
+  ColumnChoice c;
+  c.N = "N";
+  c.D = "D";
+  c.weight = "n_seeds - 1";  // 0 on line 3
+  std::string msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:3")) << msg;
+  EXPECT_TRUE(contains(msg, "must be positive")) << msg;
+  c.weight = "3 - loss";  // negative on line 2
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:2")) << msg;
+  EXPECT_TRUE(contains(msg, "positive and finite")) << msg;
+  c.weight = "1/(N - 1e8)";  // infinite on line 2
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "t.csv:2")) << msg;
+  c.weight = "2*n_seed";  // a misspelt column
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "'n_seed' is neither a column")) << msg;
+  c.weight = "n seeds";  // neither a column nor an expression
+  msg = error_of([&] { choose_columns(t, c, false); });
+  EXPECT_TRUE(contains(msg, "neither a column of t.csv")) << msg;
+  EXPECT_TRUE(contains(msg, "'n_seeds'")) << msg;  // the columns listed
+
+  // --drop-missing reads the columns the expression names.
+  const DataTable gap = parse_csv("N,D,n_seeds,loss\n1e8,2e9,3,3.1\n2e8,6e9,,2.9\n3e8,6e9,2,2.8\n", "g.csv");
+  c.weight = "n_seeds*2";
+  c.drop_missing = true;
+  const FitColumns f = choose_columns(gap, c, false);
+  EXPECT_EQ(f.missing_by_column, (std::map<std::string, std::size_t>{{"n_seeds", 1}}));
+  EXPECT_EQ(f.weight, (std::vector<double>{6, 4}));
 }

@@ -171,3 +171,22 @@ def test_a_large_dataframe_reaches_the_fitter_fast():
     assert time.monotonic() - t < 2.0  # pandas' to_csv with every digit: about 3 s for this table
     first = text.split(b"\n")[1].split(b",")
     assert float(first[0]) == df["N"][0] and first[3] == b"run"
+
+
+def test_exports_by_path_with_their_separators_and_formats(tmp_path):
+    df = _isoflops()
+    eu = tmp_path / "eu.csv"
+    eu.write_text(df[["N", "D", "loss"]].to_csv(sep=";", decimal=",", index=False, float_format="%.17g"))
+    lines = tmp_path / "runs.jsonl"
+    lines.write_text(df[["N", "D", "loss"]].to_json(orient="records", lines=True, double_precision=15))
+    reference = sl.frontier(df, N="N", D="D", bootstrap=0, progress=False)
+    from_eu = sl.frontier(eu, N="N", D="D", sep=";", decimal=",", bootstrap=0, progress=False)
+    from_lines = sl.frontier(lines, N="N", D="D", bootstrap=0, progress=False)
+    assert from_eu["a"] == reference["a"]
+    assert from_lines["a"] == pytest.approx(reference["a"], rel=1e-9)
+    with pytest.raises(ValueError, match="sep="):
+        sl.frontier(eu, N="N", D="D", bootstrap=0, progress=False)
+    parquet = tmp_path / "runs.parquet"
+    parquet.write_bytes(b"PAR1")
+    with pytest.raises(ValueError, match="to_csv"):
+        sl.fit(parquet, N="N", D="D", bootstrap=0, progress=False)

@@ -25,7 +25,9 @@ struct ColumnChoice {
   // columns) and of any other column by its header name (names that are identifiers only).
   // Empty: C is a column or 6 N D. Needs --N and --D as columns, and no --C.
   std::string flops;
-  // Column of per-row weights (finite, > 0); empty: unweighted.
+  // Per-row weights (finite, > 0): a column's name (read as that column), or else an expression
+  // (scalinglab::Expression) of N, D, C, x, loss (the chosen columns, as the conditions see them)
+  // and any column by its header name, e.g. "sqrt(C)", "1/loss", "n_seeds*2". Empty: unweighted.
   std::string weight;
   // Column of a swept hyperparameter (e.g. a learning rate): among rows with identical fit
   // inputs ((N, D), or x for one-input laws) only the lowest loss is kept (ties: first in file).
@@ -39,8 +41,10 @@ struct ColumnChoice {
   // Rows held out of the fit (an expression like the conditions, e.g. "C >= 1e21"): marked in
   // FitColumns::held_out, not removed.
   std::string holdout;
-  // Leave out the rows with a missing value (missing_cell: blank, NaN, ...) in any column the fit
-  // reads (after the equality filters); otherwise such a cell is an error naming it.
+  // Leave out the repeated header lines (DataTable::header_row: two exports joined into one file),
+  // then, after the equality filters, the rows with a missing value (missing_cell: blank, NaN, ...)
+  // or an infinite one (infinite_cell: a diverged run) in any column the fit reads; otherwise each
+  // is an error naming its line.
   bool drop_missing = false;
   // Rows with identical fit inputs (N, D and C, or x; every extra column; the best-of value) merged
   // into one: "mean" (the mean loss, weighted by the rows' weights, the group's total weight as its
@@ -79,6 +83,12 @@ struct FitColumns {
   // --drop-missing: rows left out, and per column how many of them had no value there.
   std::size_t missing_dropped = 0;
   std::map<std::string, std::size_t> missing_by_column;
+  // --drop-missing: repeated header lines left out (before the equality filters).
+  std::size_t repeated_headers_dropped = 0;
+  // --drop-missing: rows left out for an infinite value (and no missing one: a row with both counts
+  // as missing), and per column how many of them were infinite there.
+  std::size_t infinite_dropped = 0;
+  std::map<std::string, std::size_t> infinite_by_column;
   Aggregation aggregation;
   // With N, D and C all columns: the median of C / (6 N D) over the kept rows (NaN otherwise).
   double C_over_6ND = std::numeric_limits<double>::quiet_NaN();

@@ -14,6 +14,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/fit_columns.hpp"
 #include "scalinglab/fit/parametric_fit.hpp"
+#include "scalinglab/fit/table_format.hpp"
 
 namespace scalinglab::fit {
 
@@ -22,7 +23,10 @@ struct FitterOptions {
   BootstrapOptions boot;
   std::vector<double> at;  // compute budgets at which to report the optimal allocation
   int threads = 0;
-  std::string delimiter = ",";  // as typed: one character or "tab" (parse_delimiter)
+  // How the table is read (table_format.hpp), as typed: the field separator (one character or
+  // "tab"), the decimal separator ("." or ","), the format ("auto": by the file's name).
+  std::string delimiter = ",", decimal = ".", format = "auto";
+  TableFormat table_format() const;
 };
 
 // The options' numbers checked (bootstrap, level, budgets, threads, drop-top, aggregate,
