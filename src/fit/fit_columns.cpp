@@ -669,7 +669,7 @@ FitColumns choose_columns(const DataTable& full, const ColumnChoice& c, bool nee
     if (!weight.empty()) out.weight.push_back(weight[i]);
     for (const auto& e : extra) out.extra[e.first].push_back(e.second[i]);
   }
-  if (c.aggregate.empty() && c.best_of.empty()) repeated_inputs_warning(out, need_x, c.extra);
+  if (c.warn_repeated && c.aggregate.empty() && c.best_of.empty()) repeated_inputs_warning(out, need_x, c.extra);
   if (!need_x && !c.N.empty() && !c.D.empty() && !c.C.empty() && flops.empty()) check_compute(out);
   out.x_name = c.x;
   out.loss_name = c.loss;

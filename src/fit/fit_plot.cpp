@@ -161,6 +161,18 @@ struct FitPanel {
   }
 };
 
+// The compute-optimal frontier panel's axes, the data's budgets shaded and the bootstrap bands of
+// N_opt and D_opt, shared by the law's and the IsoFLOP analysis's figures.
+void frontier_axes(FitPanel& q, double clo, double chi, double ylo, double yhi, const std::string& C_label,
+                   const std::string& shade_key, bool bands, const std::string& level_text) {
+  q.setup = "set logscale xy\n" + log_axis("x", clo, chi) + log_axis("y", ylo, yhi) + "set xlabel " + C_label +
+            "\nset ylabel 'N_{opt}, D_{opt}'\nset title 'Compute-optimal frontier'\n";
+  q.add(shade_key, "budgets of the data");
+  if (!bands) return;
+  q.add("$frontier using 1:3:4 with filledcurves lc rgb '#0072B2' fs transparent solid 0.18", level_text + " band of N_{opt}");
+  q.add("$frontier using 1:6:7 with filledcurves lc rgb '#D55E00' fs transparent solid 0.18", level_text + " band of D_{opt}");
+}
+
 // The legend's columns: two when every entry fits half a cell, else one.
 int legend_columns(const FitPanel& p) {
   double widest = 0;
@@ -389,15 +401,7 @@ bool plot_law_fit(const std::string& dir, const std::string& name, const LawFit&
       ylo3 = std::min({ylo3, nlo}) / 2, yhi3 = std::max({yhi3, dhi3, dhi}) * 2;
       const auto shade = range_shade("range3", clo, chi, ylo3, yhi3);
       pre += shade.first;
-      q.setup = "set logscale xy\n" + log_axis("x", fclo, fchi) + log_axis("y", ylo3, yhi3) + "set xlabel " + C_label +
-                "\nset ylabel 'N_{opt}, D_{opt}'\nset title 'Compute-optimal frontier'\n";
-      q.add(shade.second, "budgets of the data");
-      if (bands) {
-        q.add("$frontier using 1:3:4 with filledcurves lc rgb '#0072B2' fs transparent solid 0.18",
-              level_text + " band of N_{opt}");
-        q.add("$frontier using 1:6:7 with filledcurves lc rgb '#D55E00' fs transparent solid 0.18",
-              level_text + " band of D_{opt}");
-      }
+      frontier_axes(q, fclo, fchi, ylo3, yhi3, C_label, shade.second, bands, level_text);
       const json& fr = f["frontier"];
       const bool closed = fr.contains("a");
       q.add(
@@ -505,15 +509,7 @@ bool plot_isoflop(const std::string& dir, const std::string& name, const Isoflop
                                          ? fmt::format(", a ∈ [{:.3f}, {:.3f}]", fr["a_interval"][0].get<double>(),
                                                        fr["a_interval"][1].get<double>())
                                          : "";
-      q.setup = "set logscale xy\n" + log_axis("x", fclo, fchi) + log_axis("y", ylo2, yhi2) + "set xlabel " + C_label +
-                "\nset ylabel 'N_{opt}, D_{opt}'\nset title 'Compute-optimal frontier'\n";
-      q.add(shade2.second, "budgets of the data");
-      if (bands) {
-        q.add("$frontier using 1:3:4 with filledcurves lc rgb '#0072B2' fs transparent solid 0.18",
-              level_text + " band of N_{opt}");
-        q.add("$frontier using 1:6:7 with filledcurves lc rgb '#D55E00' fs transparent solid 0.18",
-              level_text + " band of D_{opt}");
-      }
+      frontier_axes(q, fclo, fchi, ylo2, yhi2, C_label, shade2.second, bands, level_text);
       q.add(fmt::format("$minima using 1:2 with points pt 7 {} lc rgb '#0072B2'", kMark), "N_{opt} of each budget");
       q.add("$frontier using 1:2 with lines dt 2 lw 2 lc rgb '#0072B2'",
             fmt::format("N_{{opt}} ∝ C^{{{:.3f}}}{}", fr["a"].get<double>(), a_interval));

@@ -100,13 +100,11 @@ FrontierOutcome run_frontier(const DataTable& table, const FrontierRequest& r, c
   check_frontier_request(r);
   FrontierOutcome out;
   out.request = r;
-  out.columns = choose_columns(table, r.columns, false);
+  ColumnChoice choice = r.columns;
+  choice.warn_repeated = r.method != "approach1";  // checkpoints of curves, not seeds
+  out.columns = choose_columns(table, choice, false);
   const FitColumns& cols = out.columns;
-  for (const auto& w : cols.warnings) {
-    // A learning curve's checkpoints of runs of one size (other schedules) share (N, D): not seeds.
-    if (r.method == "approach1" && w.find("repeated seeds?") != std::string::npos) continue;
-    out.warnings.push_back(w);
-  }
+  out.warnings = cols.warnings;
   const bool both = r.method == "both";
   nlohmann::json j2, j3;
   std::vector<std::function<double(double)>> ratios;  // D/N of each frontier at C, for the units check

@@ -50,6 +50,9 @@ struct ColumnChoice {
   // into one: "mean" (the mean loss, weighted by the rows' weights, the group's total weight as its
   // weight) or "min" (the lowest-loss row, as it is). Empty: rows kept as they are.
   std::string aggregate;
+  // Warn about rows with identical inputs (repeated seeds?). Off for learning curves (Approach 1),
+  // whose runs of one size share (N, D) at their checkpoints without being seeds of one run.
+  bool warn_repeated = true;
   // Units: the N, D, C columns (and x when it is one of them, x_scale) multiplied by these.
   double N_scale = 1, D_scale = 1, C_scale = 1, x_scale = 1;
 };
