@@ -58,6 +58,10 @@ class CMakeBuild(build_ext):
         bindir = target.parent / "bin"
         bindir.mkdir(exist_ok=True)
         shutil.copy2(build / "scalinglab", bindir / "scalinglab")
+        # The plugin interface, for C++ worlds built against the installed lab (scalinglab.worlds.include_dir()).
+        incdir = target.parent / "include" / "scalinglab"
+        incdir.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / "include" / "scalinglab" / "world_plugin.hpp", incdir / "world_plugin.hpp")
 
 
 setup(ext_modules=[Extension("scalinglab._scalinglab", sources=[])], cmdclass={"build_ext": CMakeBuild},

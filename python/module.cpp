@@ -33,6 +33,8 @@
 #include "scalinglab/fit/frontier_request.hpp"
 #include "scalinglab/fit/table_format.hpp"
 #include "monitored.hpp"
+#include "scalinglab/external/plugin_library.hpp"
+#include "scalinglab/external/python_world.hpp"
 #include "scalinglab/lab/describe.hpp"
 #include "scalinglab/lab/evaluate.hpp"
 #include "scalinglab/lab/limits.hpp"
@@ -90,11 +92,11 @@ py::object to_py(const json& j) {
   }
 }
 
-const Measure& measure(const std::string& name) { return builtin_registry().get(name); }
+const Measure& measure(const std::string& name) { return world_registry().get(name); }
 
 py::list measure_names() {
   py::list out;
-  for (const auto* m : builtin_registry().all()) out.append(m->name);
+  for (const auto* m : world_registry().all()) out.append(m->name);
   return out;
 }
 
@@ -177,7 +179,7 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
   {
     py::gil_scoped_release nogil;
     const Sweep sweep = text.empty() ? load_sweep(path, profile, sets)
-                                     : parse_sweep(text, path, profile, sets, builtin_registry());
+                                     : parse_sweep(text, path, profile, sets, world_registry());
     require_known_profile(sweep, profile);
     if (!sweep.parts.empty()) axes.push_back("part");
     for (const auto& axis : sweep.grid) {
@@ -219,7 +221,7 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
     }
     if (stopped.empty()) {
       const auto results = read_results((std::filesystem::path(outcome.out_dir) / "results.jsonl").string());
-      table = aggregate(expand_grid(sweep, builtin_registry()), results);
+      table = aggregate(expand_grid(sweep, world_registry()), results);
     }
   }
   if (callback_error) {  // the callback's own exception, as it was raised
@@ -246,10 +248,10 @@ py::bytes check_sweep_py(const std::string& path, const std::string& text, const
   {
     py::gil_scoped_release nogil;
     checked = text.empty() ? read_file(path, kMaxSweepFileBytes, "sweep file") : text;
-    const Sweep sweep = parse_sweep(checked, path, profile, sets, builtin_registry());
+    const Sweep sweep = parse_sweep(checked, path, profile, sets, world_registry());
     require_known_profile(sweep, profile);
     if (!checkpoint_every.empty()) parse_duration(checkpoint_every, "checkpoint_every");
-    check_sweep(sweep, builtin_registry(), threads);
+    check_sweep(sweep, world_registry(), threads);
   }
   return py::bytes(checked);
 }
@@ -509,9 +511,17 @@ PYBIND11_MODULE(_scalinglab, mod) {
   });
 
   mod.def("measures", &measure_names, "Names of all registered measures.");
+  // Worlds of the user's own (docs/worlds.md): the same loaders as --world and --plugin.
+  mod.def("load_python_world", [](const std::string& file, const std::string& python, const std::string& package_root) {
+    return external::load_python_world(file, {python, package_root});
+  }, "file"_a, "python"_a = "", "package_root"_a = "", py::call_guard<py::gil_scoped_release>());
+  mod.def("load_plugin", &external::load_plugin, "path"_a, py::call_guard<py::gil_scoped_release>());
+  mod.def("loaded_worlds", [] {
+    return std::make_pair(external::loaded_python_worlds(), external::loaded_plugins());
+  });
   mod.def("describe", [](const std::string& name) { return to_py(describe_json(measure(name))); }, "name"_a);
   mod.def("describe_text", [](const std::string& name) { return describe_text(measure(name)); }, "name"_a);
-  mod.def("describe_markdown", [] { return describe_markdown(builtin_registry()); });
+  mod.def("describe_markdown", [] { return describe_markdown(world_registry()); });
   mod.def("evaluate", &evaluate_text, "measure"_a, "params"_a, "threads"_a = 0);
   mod.def("run_sweep", &run_sweep_py, "path"_a, "text"_a = "", "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
           "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none(),

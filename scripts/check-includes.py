@@ -33,6 +33,9 @@ ALLOWED = {
     "fit": SPINE + ["sweep", "results", "plot", "fit"],
     # The extrapolation protocol and its benchmark run sweeps on a world and fit their tables.
     "extrapolate": SPINE + ["sweep", "results", "plot", "run", "fit", "extrapolate"],
+    # Worlds loaded at run time (C++ plugins, Python worlds) stand on the spine, and read the plugin
+    # interface, the one header at the top of include/scalinglab (world_plugin.hpp).
+    "external": SPINE + ["external", "(top)"],
     # MPI ranks and Slurm arrays serve the runner.
     "cluster": SPINE + ["sweep", "results", "claims", "run", "cluster"],
 }

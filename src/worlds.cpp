@@ -1,5 +1,6 @@
 // The list of worlds: the one file that knows every world, above them all. The spine (lab/)
-// declares builtin_registry() and never includes a world; the worlds register their own measures.
+// declares world_registry() and never includes a world; the worlds register their own measures,
+// and worlds loaded at run time (external/) add theirs through add_loaded_measure.
 #include "scalinglab/factor/factor_measures.hpp"
 #include "scalinglab/lab/measure.hpp"
 #include "scalinglab/memory/memory_measures.hpp"
@@ -9,17 +10,25 @@
 
 namespace scalinglab {
 
-const Registry& builtin_registry() {
-  static const Registry registry = [] {
-    Registry r;
-    register_memory_measures(r);
-    register_sgd_approx_measures(r);
-    register_skills_measures(r);
-    register_teacher_measures(r);
-    register_factor_measures(r);
-    return r;
+namespace {
+
+Registry& registry() {
+  static Registry r = [] {
+    Registry b;
+    register_memory_measures(b);
+    register_sgd_approx_measures(b);
+    register_skills_measures(b);
+    register_teacher_measures(b);
+    register_factor_measures(b);
+    return b;
   }();
-  return registry;
+  return r;
 }
+
+}  // namespace
+
+const Registry& world_registry() { return registry(); }
+
+void add_loaded_measure(Measure m) { registry().add(std::move(m)); }
 
 }  // namespace scalinglab

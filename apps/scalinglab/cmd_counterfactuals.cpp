@@ -17,7 +17,9 @@ void add_counterfactuals(CLI::App& app, Action& action) {
       "Exit 0 when every check rejects its counterfactual at every seed (a check declared not_evidence\n"
       "accepts it) and none lacks one, 1 otherwise.");
   auto o = std::make_shared<CounterfactualOptions>();
-  cmd->add_option("paper", o->paper, "paper folder under experiments/, e.g. cabannes2023")->required();
+  cmd->add_option("paper", o->paper,
+                  "paper folder under experiments/ (e.g. cabannes2023), or one sweep file (e.g. examples/worlds/hutter.toml)")
+      ->required();
   cmd->add_option("--profile", o->profile, "sweep profile the counterfactuals run at")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "output folder (default: results/PAPER-PROFILE-counterfactuals)");
   cmd->add_option("--only", o->only, "only these sweeps (file stems, e.g. fig1-left)");

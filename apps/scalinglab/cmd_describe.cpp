@@ -22,11 +22,11 @@ void add_describe(CLI::App& app, Action& action) {
   cmd->callback([&action, name, json, markdown] {
     action = [name, json, markdown] {
       if (*markdown) {
-        std::printf("%s", describe_markdown(builtin_registry()).c_str());
+        std::printf("%s", describe_markdown(world_registry()).c_str());
         return 0;
       }
       if (name->empty()) throw InputError("describe: name a measure (see `scalinglab list`) or pass --markdown");
-      const Measure& m = builtin_registry().get(*name);
+      const Measure& m = world_registry().get(*name);
       if (*json) std::printf("%s\n", describe_json(m).dump(2).c_str());
       else std::printf("%s", describe_text(m).c_str());
       return 0;

@@ -39,7 +39,7 @@ void add_eval(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "worker threads for runs (default: all cores)")->check(threads_range());
   cmd->callback([&action, o] {
     action = [o] {
-      const Measure& m = builtin_registry().get(o->measure);
+      const Measure& m = world_registry().get(o->measure);
       std::map<std::string, std::string> given;
       for (const auto& a : o->assignments) {
         auto [k, v] = split_assignment(a);

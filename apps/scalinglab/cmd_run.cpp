@@ -112,6 +112,9 @@ void add_run(CLI::App& app, Action& action) {
         return kExitInterrupted;
       }
       if (!r.aggregated) {
+        if (r.tasks_failed > 0)
+          std::fprintf(stderr, "scalinglab: %zu tasks of this shard failed (the first: %s): see %s/failures.jsonl\n",
+                       r.tasks_failed, terminal_text(r.first_failure).c_str(), terminal_text(r.out_dir).c_str());
         std::printf("shard %llu/%llu: %zu tasks (%zu run now, %zu done before) in %s\n",
                     static_cast<unsigned long long>(opts.shard_index), static_cast<unsigned long long>(opts.shard_count),
                     r.tasks_total, r.tasks_run, r.tasks_skipped, terminal_text(r.out_dir).c_str());
@@ -119,12 +122,16 @@ void add_run(CLI::App& app, Action& action) {
                     "  scalinglab merge results/%s %s OTHER_SHARD_DIR...\n",
                     static_cast<unsigned long long>(opts.shard_count), terminal_text(sweep.name).c_str(),
                     terminal_text(r.out_dir).c_str());
-        return 0;
+        return r.tasks_failed > 0 ? 1 : 0;
       }
       for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());
       if (!o->quiet) std::printf("%zu tasks (%zu run now, %zu done before); outputs in %s\n", r.tasks_total,
                                  r.tasks_run, r.tasks_skipped, terminal_text(outcome_summary(r)).c_str());
-      return r.all_passed() ? 0 : 1;
+      if (r.tasks_failed > 0)
+        std::fprintf(stderr, "scalinglab: %zu of %zu tasks failed (the first: %s); each is in %s/failures.jsonl with its "
+                     "traceback: fix the world and run again with --resume\n", r.tasks_failed, r.tasks_total,
+                     terminal_text(r.first_failure).c_str(), terminal_text(r.out_dir).c_str());
+      return r.all_passed() && r.tasks_failed == 0 ? 0 : 1;
     };
   });
 }

@@ -8,11 +8,14 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <vector>
 #include <system_error>
 
 #include "commands.hpp"
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/text_escape.hpp"
+#include "scalinglab/external/plugin_library.hpp"
+#include "scalinglab/external/python_world.hpp"
 #include "scalinglab/fit/fit_monitor.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/limits.hpp"
@@ -42,6 +45,13 @@ int main(int argc, char** argv) {
   app.add_option("--max-work", limits.max_work,
                  "refuse runs estimated to take more elementary operations (default: no limit; docs/reliability.md)")
       ->check(CLI::PositiveNumber);
+  // Worlds of the user's own, loaded before the command runs: every command sees their measures as
+  // it sees the built-in ones (docs/worlds.md).
+  std::vector<std::string> worlds, plugins;
+  app.add_option("--world", worlds, "load a Python world (a .py file declaring measures; repeatable; docs/worlds.md)")
+      ->type_name("FILE.py");
+  app.add_option("--plugin", plugins, "load a C++ world plugin (a shared library; repeatable; docs/worlds.md)")
+      ->type_name("LIB.so");
   scalinglab::cli::Action action;
   scalinglab::cli::add_list(app, action);
   scalinglab::cli::add_describe(app, action);
@@ -87,6 +97,8 @@ int main(int argc, char** argv) {
   // and values from the user: printed through terminal_text, an escape sequence among them is shown.
   using scalinglab::terminal_text;
   try {
+    for (const auto& p : plugins) scalinglab::external::load_plugin(p);
+    for (const auto& w : worlds) scalinglab::external::load_python_world(w);
     const int status = action ? action() : 0;
     // Output that never reached its file (stdout redirected to a full disk, /dev/full) is an error,
     // not a success with a cut table.

@@ -672,6 +672,7 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
 # The plot helper (matplotlib is imported when it draws, not here). Imported last: the function
 # scalinglab.plot, not its module, is what the package exports under that name.
 from .plot import plot  # noqa: E402
+from .worlds import include_dir, load_plugin, load_world, param, register_measure  # noqa: E402,F401
 from .plot_fit import plot_fit  # noqa: E402
 
-__all__ += ["plot_fit"]
+__all__ += ["plot_fit", "register_measure", "param", "load_world", "load_plugin", "include_dir"]

@@ -5,8 +5,16 @@ import sys
 
 
 def path():
-    """Where the command line is: SCALINGLAB_CLI when set, else the one installed with the package."""
-    return os.environ.get("SCALINGLAB_CLI") or os.path.join(os.path.dirname(__file__), "bin", "scalinglab")
+    """Where the command line is: SCALINGLAB_CLI when set, else the one installed with the package (or
+    the build tree's, for the package under build/python)."""
+    if os.environ.get("SCALINGLAB_CLI"):
+        return os.environ["SCALINGLAB_CLI"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, "bin", "scalinglab")
+    build_tree = os.path.join(here, "..", "..", "scalinglab")  # build/python/scalinglab -> build/scalinglab
+    if not os.access(installed, os.X_OK) and os.access(build_tree, os.X_OK):
+        return os.path.abspath(build_tree)
+    return installed
 
 
 def main():

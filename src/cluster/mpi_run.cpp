@@ -391,7 +391,7 @@ int MpiJob::serve_tasks(int threads) {
   if (m.tag == kStop) return 0;  // rank 0 stopped before running anything (bad input, nothing to do)
   if (m.tag != kSweep) throw std::runtime_error("MPI: rank 0 spoke out of turn");
 
-  const Registry& registry = builtin_registry();
+  const Registry& registry = world_registry();
   std::unique_ptr<Sweep> sweep;
   std::vector<GridPoint> points;
   std::optional<CheckpointSettings> checkpoints;  // rank 0's OUT/checkpoints (a shared file system)

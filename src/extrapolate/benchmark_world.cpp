@@ -192,7 +192,7 @@ World load_world(const std::string& path, const BenchmarkOptions& o) {
   for (auto [v, key] : {std::pair{&w.spec.size, "size"}, std::pair{&w.spec.data, "data"}, std::pair{&w.spec.loss, "loss"}})
     if (v->empty()) throw InputError(path + ": [extrapolate] needs '" + key + "'");
   const std::string measure_name = w.doc["measure"].value_or<std::string>("");
-  w.measure = &builtin_registry().get(measure_name);
+  w.measure = &world_registry().get(measure_name);
   for (const auto& knob : {w.spec.size, w.spec.data})
     if (!w.measure->param(knob)) throw InputError(path + ": [extrapolate] '" + knob + "' is not a parameter of " + measure_name);
   bool has_loss = false;

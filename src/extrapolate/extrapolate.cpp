@@ -116,7 +116,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
   if (spec.target == 0) throw InputError(path + ": [extrapolate] target: the budget to predict is needed");
   check_spec(spec, path);
   const std::string measure_name = doc["measure"].value_or<std::string>("");
-  const Measure& m = builtin_registry().get(measure_name);
+  const Measure& m = world_registry().get(measure_name);
   for (const auto& knob : {spec.size, spec.data})
     if (!m.param(knob)) throw InputError(path + ": [extrapolate] '" + knob + "' is not a parameter of " + measure_name);
   bool has_loss = false;
@@ -147,7 +147,7 @@ nlohmann::json run_extrapolation(const std::string& path, const ExtrapolateOptio
               limits().max_tasks, path + " [extrapolate]", "tasks (grid points x runs, the target's included)",
               "--max-tasks");
   const int threads = resolve_threads(o.threads);
-  for (const auto& p : expand_grid(small_part.sweep, builtin_registry())) check_task(*p.measure, p.params, threads);
+  for (const auto& p : expand_grid(small_part.sweep, world_registry())) check_task(*p.measure, p.params, threads);
   std::filesystem::create_directories(out);
   const Sweeped small = run_part(small_part, spec, model, out + "/small", o);
 

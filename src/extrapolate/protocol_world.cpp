@@ -163,7 +163,7 @@ Part plan_part(const toml::table& doc, const Spec& spec, std::vector<Planned> pl
   }
   if (part.kept.empty()) throw InputError("[extrapolate] no run of the " + name + " sweep lies within the knobs' ranges");
   part.sweep = parse_sweep(sweep_text(doc, spec, part.kept, size_int, data_int), name + ".toml", o.profile, {},
-                           builtin_registry());
+                           world_registry());
   return part;
 }
 
@@ -204,7 +204,7 @@ Sweeped run_part(const Part& part, const Spec& spec, const Model& model, const s
   // The runs aggregated from results.jsonl rather than read back from summary.csv, whose header may
   // name a column twice (factor.train has a parameter and a metric called epochs).
   const std::vector<TaskResult> records = read_results(dir + "/results.jsonl");
-  const Table t = aggregate(expand_grid(part.sweep, builtin_registry()), records);
+  const Table t = aggregate(expand_grid(part.sweep, world_registry()), records);
   Sweeped out;
   std::vector<double> data;
   const std::size_t li = t.metric_index(spec.loss);

@@ -77,16 +77,31 @@ bool selects(const CheckSpec& c, const GridPoint& p) {
 
 CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
   if (o.seeds < 1 || o.seeds > 1000) throw InputError("--seeds " + std::to_string(o.seeds) + ": expected 1 to 1000");
-  const fs::path experiments = find_experiments_dir(o.experiments_dir);
-  const fs::path paper_dir = paper_folder(experiments.string(), o.paper, o.profile);
-  const fs::path out_dir = o.out_dir.empty() ? "results/" + o.paper + "-" + o.profile + "-counterfactuals" : o.out_dir;
+  // A paper's folder, or one sweep file (a world of the user's own: examples/worlds/hutter.toml).
+  const bool one_file = fs::path(o.paper).extension() == ".toml";
+  std::vector<std::string> files;
+  fs::path paper_dir;
+  std::string name = o.paper;
+  if (one_file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(o.paper, ec)) throw InputError(o.paper + ": no such sweep file");
+    files = {o.paper};
+    paper_dir = fs::path(o.paper).parent_path();
+    name = fs::path(o.paper).stem().string();
+    if (!is_plain_name(name)) throw InputError(o.paper + ": its name cannot name a results folder");
+  } else {
+    const fs::path experiments = find_experiments_dir(o.experiments_dir);
+    paper_dir = paper_folder(experiments.string(), o.paper, o.profile);
+    files = paper_sweep_files(paper_dir.string());
+  }
+  const fs::path out_dir = o.out_dir.empty() ? "results/" + name + "-" + o.profile + "-counterfactuals" : o.out_dir;
 
   // Every file and every variant loaded first: a typo in the last one costs no time.
   CounterfactualOutcome outcome;
   outcome.out_dir = out_dir.string();
   std::vector<Sweep> originals;
   std::vector<std::string> known_profiles;
-  for (const auto& f : paper_sweep_files(paper_dir.string())) {
+  for (const auto& f : files) {
     const std::string stem = fs::path(f).stem().string();
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), stem) == o.only.end()) continue;
     originals.push_back(load_sweep(f, o.profile));
@@ -114,7 +129,7 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
       if (fresh) {
         Variant v{s.name, c.counterfactual, {}, {}, {}, false};
         const Sweep first = load_sweep(s.path, o.profile, c.counterfactual);
-        const auto points = expand_grid(first, builtin_registry());
+        const auto points = expand_grid(first, world_registry());
         v.deterministic = std::all_of(points.begin(), points.end(), [](const GridPoint& p) { return p.measure->deterministic; });
         const int n = v.deterministic ? 1 : o.seeds;
         const fs::path base = out_dir / s.name / ("counterfactual-" + std::to_string(variant_of.size()));
@@ -166,7 +181,7 @@ CounterfactualOutcome run_counterfactuals(const CounterfactualOptions& o) {
     // A check none of whose rows the wrong model keeps (a --set of the parameter its where selects)
     // has nothing to judge: said once, not run.
     std::vector<bool> empty(v.checks.size(), true);
-    for (const auto& p : expand_grid(v.sweeps.front(), builtin_registry()))
+    for (const auto& p : expand_grid(v.sweeps.front(), world_registry()))
       for (std::size_t j = 0; j < v.checks.size(); ++j) empty[j] = empty[j] && !selects(*v.checks[j], p);
     for (std::size_t k = 0; k < v.sweeps.size(); ++k) {
       const Sweep& sweep = v.sweeps[k];

@@ -229,7 +229,7 @@ struct ProbedSweep {
 };
 
 std::unique_ptr<ProbedSweep> probe_sweep(const Sweep& sweep, const PlanOptions& options) {
-  const Registry& registry = options.registry ? *options.registry : builtin_registry();
+  const Registry& registry = options.registry ? *options.registry : world_registry();
   auto out = std::make_unique<ProbedSweep>();
   out->sweep = &sweep;
   out->points = expand_grid(sweep, registry);

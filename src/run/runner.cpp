@@ -20,6 +20,7 @@
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/parallel.hpp"
 #include "scalinglab/core/progress.hpp"
+#include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/core/random.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
 #include "scalinglab/lab/evaluate.hpp"
@@ -47,6 +48,9 @@ std::string outcome_summary(const RunOutcome& r) {
   std::string out = r.out_dir + "/: " + files;
   if (!r.checks.empty())
     out += " (" + std::to_string(r.checks.size() - failed) + " checks passed, " + std::to_string(failed) + " failed)";
+  if (r.tasks_failed > 0)
+    out += "; " + std::to_string(r.tasks_failed) + " task" + (r.tasks_failed > 1 ? "s" : "") +
+           " failed (failures.jsonl: parameters, error, traceback; --resume runs them again)";
   return out;
 }
 
@@ -156,7 +160,7 @@ std::vector<GridPoint> check_sweep(const Sweep& sweep, const Registry& registry,
 }
 
 RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
-  const Registry& registry = options.registry ? *options.registry : builtin_registry();
+  const Registry& registry = options.registry ? *options.registry : world_registry();
   const uint64_t shards = options.shard_count, shard = options.shard_index;
   if (shards < 1 || shard >= shards)
     throw InputError("--shard " + std::to_string(shard) + "/" + std::to_string(shards) + ": expected i/n with 0 <= i < n");
@@ -270,6 +274,28 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     queue.finished(i, seconds);
     report();
   };
+  // A task whose measure throws fails alone: the failure is kept (OUT/failures.jsonl at the end),
+  // the other tasks run, and --resume runs it again (it has no record).
+  std::mutex failure_mutex;
+  std::vector<nlohmann::json> failures;
+  const auto fail_task = [&](std::size_t i, const std::string& what, double seconds) {
+    const Task& t = todo[i];
+    nlohmann::json f = {{"point", t.point->index}, {"key", t.point->key}, {"run", t.run}, {"params", t.point->params.to_json()},
+                        {"seconds", seconds}};
+    if (!t.point->part.empty()) f["params"]["part"] = t.point->part;
+    const auto nl = what.find('\n');
+    f["error"] = what.substr(0, nl);
+    if (nl != std::string::npos) f["traceback"] = what.substr(nl + 1);
+    {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (failures.empty())
+        std::fprintf(stderr, "\nscalinglab: a task failed (the others go on): %s\n", terminal_text(what).c_str());
+      failures.push_back(std::move(f));
+    }
+    progress.advance(i, seconds);
+    queue.finished(i, seconds);
+    report();
+  };
   // Long tasks keep checkpoints in OUT/checkpoints (made when the first one saves).
   const fs::path checkpoint_dir = dir / "checkpoints";
   const CheckpointSettings checkpoints{fs::absolute(checkpoint_dir).string(), options.checkpoint_every, options.resume};
@@ -287,11 +313,25 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
           const auto start = std::chrono::steady_clock::now();
           const auto checkpoint = checkpoint_of(t);
           Record record;
+          std::string failure;
           {
             CheckpointScope scope(checkpoint.get());
-            record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
+            try {
+              record = run_task(*t.point->measure, t.point->params, sweep.seed, t.run);
+            } catch (const TaskInterrupted&) {
+              throw;
+            } catch (const std::bad_alloc&) {
+              throw;  // memory is every task's: the run stops
+            } catch (const std::exception& e) {
+              failure = e.what();  // this task's own failure: recorded, the others go on
+            }
           }
-          record_task(i, std::move(record), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (!failure.empty()) {
+            fail_task(i, failure, seconds);
+            continue;
+          }
+          record_task(i, std::move(record), seconds);
           if (checkpoint->used()) checkpoint->remove();  // the record is written: the state is no longer needed
           if (checkpoint->restored()) ++continued;
         } catch (const TaskInterrupted&) {
@@ -370,6 +410,16 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     throw RunInterrupted("interrupted: " + std::to_string(progress.done()) + " of " + std::to_string(out.tasks_total) +
                          " tasks done in " + results_path.string() + ", long tasks' states in " +
                          checkpoint_dir.string() + "; run again with --resume to continue");
+  // The failures of this run (a stale file of an earlier run goes once none failed).
+  out.tasks_failed = failures.size();
+  if (!failures.empty()) {
+    std::string text;
+    for (const auto& f : failures) text += f.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    held.write("failures.jsonl", text);
+    out.first_failure = failures.front().value("error", std::string());
+  } else {
+    remove_entry(dir.string(), "failures.jsonl");
+  }
   remove_checkpoints(checkpoint_dir);
   if (stopped) {
     const std::size_t done = progress.done();

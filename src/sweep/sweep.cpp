@@ -78,7 +78,7 @@ Sweep load_sweep(const std::string& path, const std::string& profile, const std:
 }
 
 Sweep load_sweep(const std::string& path, const std::string& profile, const std::vector<std::string>& sets) {
-  return load_sweep(path, profile, sets, builtin_registry());
+  return load_sweep(path, profile, sets, world_registry());
 }
 
 }  // namespace scalinglab

@@ -1,6 +1,7 @@
 #pragma once
 // Measures: named functions `world.name` of typed parameters and a random stream that return a
 // record of metrics. The registry is keyed by name; worlds register their measures explicitly.
+#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
@@ -51,14 +52,22 @@ struct Measure {
   const ParamSpec* param(const std::string& name) const;
 };
 
+// InputError naming what is wrong when a declaration is not one the lab can run: a name that is not
+// "world.name", a parameter or metric named twice or not an identifier, a parameter named `runs`
+// or `seed` (the registry adds them), a range with min > max, a choice whose default is not one of
+// its choices, a default that does not resolve, no metric, no function. Built-in and loaded worlds'
+// measures pass the same check, with the same messages.
+void check_declaration(const Measure& m);
+
 class Registry {
  public:
-  void add(Measure m);  // throws std::logic_error on duplicates
+  // check_declaration, then: throws InputError when the name is taken.
+  void add(Measure m);
   const Measure& get(const std::string& name) const;  // throws InputError listing the known names
   std::vector<const Measure*> all() const;
 
  private:
-  std::vector<Measure> measures_;
+  std::deque<Measure> measures_;  // a deque: references stay valid as loaded worlds add measures
 };
 
 // Building blocks of the Measure::memory estimates.
@@ -80,8 +89,13 @@ void check_work(const Measure& m, const Params& params);
 // `concurrent` runs, then work. InputError on the first that fails.
 void check_task(const Measure& m, const Params& params, int concurrent);
 
-// The registry with every built-in world's measures. Defined above the worlds, in src/worlds.cpp
-// (the one file that lists them), so that the spine never includes a world.
-const Registry& builtin_registry();
+// The registry with every built-in world's measures and those of the worlds loaded at run time (a
+// C++ plugin, a Python world: external/). Defined above the worlds, in src/worlds.cpp (the one file
+// that lists them), so that the spine never includes a world.
+const Registry& world_registry();
+
+// Adds a loaded world's measure to world_registry() (check_declaration first). Called while the
+// command line or the Python module loads a world, before any task runs: not concurrently with runs.
+void add_loaded_measure(Measure m);
 
 }  // namespace scalinglab

@@ -14,7 +14,7 @@
 namespace scalinglab {
 
 struct CounterfactualOptions {
-  std::string paper;                // folder name under experiments/
+  std::string paper;                // folder name under experiments/, or a sweep file (*.toml)
   std::string profile = "quick";
   std::string out_dir;              // default: results/<paper>-<profile>-counterfactuals
   std::string experiments_dir;      // default: found as for reproduce

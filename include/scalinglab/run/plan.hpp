@@ -18,7 +18,7 @@ struct PlanOptions {
   double probe_seconds = 2;  // probe budget of one sweep (a running probe is stopped at its end)
   double wall_seconds = 0;   // --wall; 0: no array sizing
   int threads = 0;           // cores of a node and threads of a local run (0: this machine's)
-  const Registry* registry = nullptr;  // null: builtin_registry()
+  const Registry* registry = nullptr;  // null: world_registry()
 };
 
 // The estimate for the tasks of one measure of a sweep (a sweep of parts: of one part).

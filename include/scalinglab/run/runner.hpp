@@ -49,7 +49,7 @@ struct RunOptions {
   bool quiet = false;           // no progress output
   uint64_t shard_index = 0, shard_count = 1;  // run tasks with (task index % count) == index
   SweepOrigin origin;           // profile and --set used to load the sweep (recorded in run.json)
-  const Registry* registry = nullptr;  // where the sweep's measure lives; null: builtin_registry()
+  const Registry* registry = nullptr;  // where the sweep's measure lives; null: world_registry()
   RemoteWorkers* remote = nullptr;     // other processes sharing the tasks (MPI); null: this one only
   // Long tasks (factor.train) save their state into OUT/checkpoints every this many seconds (<= 0:
   // on signals only), on SIGUSR1, and on SIGTERM before the run stops (lab/checkpoint.hpp).
@@ -85,6 +85,10 @@ struct RunOutcome {
   // Tasks of this run (of this shard for --shard), run now, and found done (resume; merged for merge).
   std::size_t tasks_total = 0, tasks_run = 0, tasks_skipped = 0;
   std::size_t tasks_missing = 0;  // tasks of the sweep without a result after aggregation (merge)
+  // Tasks whose measure threw: each in OUT/failures.jsonl (its parameters, error and traceback),
+  // run again by --resume. The other tasks ran, and the table, figure and checks are of those.
+  std::size_t tasks_failed = 0;
+  std::string first_failure;
   bool aggregated = false;       // false for a shard of n > 1
   bool plotted = false;          // the plot was drawn (plot.svg/plot.png)
   std::vector<CheckResult> checks;
@@ -111,12 +115,12 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options);
 // Prints nothing on stdout (callers print CheckResult::line()); warnings (missing tasks, no
 // gnuplot) go to stderr even when quiet.
 std::vector<CheckResult> finish_sweep(const Sweep& sweep, const std::string& out_dir, bool quiet,
-                                      const Registry& registry = builtin_registry());
+                                      const Registry& registry = world_registry());
 
 // Joins the results of shard directories into `out_dir` (each task once; conflicting duplicates
 // are an error), then finishes the sweep read from the first shard's sweep.toml/run.json.
 // `out_dir` may be one of the shards, and results already in it are kept (merging is idempotent).
 RunOutcome merge_shards(const std::vector<std::string>& shard_dirs, const std::string& out_dir, bool quiet,
-                        const Registry& registry = builtin_registry());
+                        const Registry& registry = world_registry());
 
 }  // namespace scalinglab
