@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   const double error_flops = 2.0 * N * d + 3.0 * M * M * d + 2.0 * M * N * d;
   const double error_rate = error_flops / median(t_error);
   // Small runs of the whole measure, one thread.
-  const Measure& measure = builtin_registry().get("memory.error");
+  const Measure& measure = world_registry().get("memory.error");
   const Params small = resolve_params(
       measure.params, {{"N", "100"}, {"M", "5"}, {"d", "64"}, {"T", "1000"}, {"scheme", "q0"}}, "bench");
   const int small_runs = 2000;

@@ -119,8 +119,8 @@ void parse_one(unsigned which, const std::string& text) {
     }
     case 0:
     case 4: {
-      const Sweep s = parse_sweep(text, "fuzz.toml", which % 8 == 4 ? "quick" : "", {}, builtin_registry());
-      expand_grid(s, builtin_registry());
+      const Sweep s = parse_sweep(text, "fuzz.toml", which % 8 == 4 ? "quick" : "", {}, world_registry());
+      expand_grid(s, world_registry());
       break;
     }
     case 5: {  // a whole results.jsonl: cut last lines, malformed lines in the middle

@@ -34,7 +34,7 @@ std::vector<fs::path> all_sweep_files() {
 
 // One row per grid point, every scalar metric 1 with no spread.
 Table flat_table(const Sweep& sweep) {
-  const auto points = expand_grid(sweep, builtin_registry());
+  const auto points = expand_grid(sweep, world_registry());
   std::vector<TaskResult> results;
   for (const auto& p : points) {
     TaskResult t;
@@ -117,7 +117,7 @@ bool first_of_order(const CheckSpec& c, const Params& params, const std::string&
 // first group of the order on top (at the bottom when decreasing); two runs per point, equal.
 std::vector<TaskResult> curves_against(const Sweep& sweep, const CheckSpec& c) {
   std::vector<TaskResult> out;
-  for (const auto& p : expand_grid(sweep, builtin_registry()))
+  for (const auto& p : expand_grid(sweep, world_registry()))
     for (uint64_t run = 0; run < 2; ++run) {
       TaskResult t;
       t.point = p.index;

@@ -54,7 +54,7 @@ double smallest_value(const Sweep& s, const std::string& name) {
 }
 
 const ParamSpec* spec_of(const Sweep& s, const std::string& name) {
-  const Registry& registry = builtin_registry();
+  const Registry& registry = world_registry();
   std::vector<std::string> measures = {s.measure};
   for (const auto& p : s.parts) measures.push_back(p.measure);
   for (const auto& m : measures)

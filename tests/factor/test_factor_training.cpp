@@ -113,7 +113,7 @@ TEST(LrSchedule, CustomLogIsEq7InLogTime) {
 namespace {
 
 Record run_factor_train(const std::map<std::string, std::string>& given, uint64_t key) {
-  const Measure& m = builtin_registry().get("factor.train");
+  const Measure& m = world_registry().get("factor.train");
   const Params p = resolve_params(m.params, given, "test");
   Stream s(key);
   return m.fn(p, s);
@@ -145,7 +145,7 @@ TEST(FactorTrainMeasure, GridPointsDifferingInTheLearnerShareTheWorldThroughTheL
   // Through the lab's task streams (seed, parameters, run), as a sweep runs them: points differing
   // only in d, epochs, lr or gamma draw the same world for a run index; other factors or another run
   // draw another one.
-  const Measure& m = builtin_registry().get("factor.train");
+  const Measure& m = world_registry().get("factor.train");
   auto run = [&](std::map<std::string, std::string> given, uint64_t r) {
     given.insert({{"setting", "generalization"}, {"input_factors", "2x6"}, {"output_factors", "4x2"}, {"parents", "2"},
                   {"evals", "2"}});

@@ -176,7 +176,7 @@ std::map<std::string, std::string> assignments(const std::vector<std::string>& a
 
 // The measure's estimate at `args` (k=v), resolved as the command line resolves them.
 double estimate(const std::string& measure, const std::vector<std::string>& args) {
-  const Measure& m = builtin_registry().get(measure);
+  const Measure& m = world_registry().get(measure);
   if (!m.memory) throw std::logic_error(measure + " has no memory estimate");
   return m.memory(resolve_params(m.params, assignments(args), measure));
 }
@@ -246,7 +246,7 @@ TEST(MeasureMemory, MeasuresThatGrowWithTheirParametersHaveEstimates) {
        {"memory.error", "memory.matrix", "memory.train", "memory.infinite_memory_error", "memory.sgd_approx",
         "memory.sgd_approx_iterates", "memory.sgd_approx_scheme", "factor.train", "teacher.train", "teacher.moments",
         "teacher.misspecification", "skills.peel", "skills.pipeline", "skills.gcc"})
-    EXPECT_TRUE(builtin_registry().get(name).memory) << name;
+    EXPECT_TRUE(world_registry().get(name).memory) << name;
 }
 
 TEST(MeasureMemory, HugeParametersGiveLargeFiniteEstimates) {

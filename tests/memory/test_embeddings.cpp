@@ -19,7 +19,7 @@ using namespace scalinglab::memory;
 namespace {
 
 Record eval_once(const std::string& measure, const std::map<std::string, std::string>& given, uint64_t run = 0) {
-  const Measure& m = builtin_registry().get(measure);
+  const Measure& m = world_registry().get(measure);
   return run_task(m, resolve_params(m.params, given, measure), 7, run);
 }
 

@@ -100,7 +100,7 @@ TEST(MemoryScheme, PopulationWeights) {
 }
 
 TEST(MemoryMeasure, DeterministicPerSeedAndRun) {
-  const Measure& m = builtin_registry().get("memory.error");
+  const Measure& m = world_registry().get("memory.error");
   const Params prm = resolve_params(m.params, {{"N", "200"}, {"d", "32"}, {"T", "500"}, {"scheme", "q0"}}, "test");
   const Record a = run_task(m, prm, 7, 0), b = run_task(m, prm, 7, 0), c = run_task(m, prm, 7, 1);
   EXPECT_EQ(a.get("error"), b.get("error"));
@@ -109,7 +109,7 @@ TEST(MemoryMeasure, DeterministicPerSeedAndRun) {
 
 TEST(MemoryMeasure, Theorem1BoundsHoldOnAverage) {
   // E_{e,u}[error] must lie between (8) and (7): q0 and q = p at T = inf, N = 100, M = 5, alpha = 2.
-  const Measure& m = builtin_registry().get("memory.error");
+  const Measure& m = world_registry().get("memory.error");
   for (const char* scheme : {"q0", "rho"}) {
     for (const char* d : {"8", "64", "512"}) {
       const Params prm = resolve_params(

@@ -25,7 +25,7 @@ namespace {
 double hand_step(double q, double lr, double c, double M) { return q + lr * c / (1.0 + std::exp(q) / (M - 1.0)); }
 
 Params resolve(const std::string& measure, const std::map<std::string, std::string>& given) {
-  return resolve_params(builtin_registry().get(measure).params, given, "test");
+  return resolve_params(world_registry().get(measure).params, given, "test");
 }
 
 std::vector<double> series(const Record& r, const std::string& name) {
@@ -166,7 +166,7 @@ TEST(SgdApprox, ExpectedCountsUsePx) {
     EXPECT_EQ(b1[x], sgd_approx_iterate(static_cast<uint64_t>(std::floor(1000 * p[x])), lr, 5)) << x;
 
   // The measure passes the same weights through (series q).
-  const Measure& m = builtin_registry().get("memory.sgd_approx");
+  const Measure& m = world_registry().get("memory.sgd_approx");
   const Params prm = resolve("memory.sgd_approx", {{"N", "20"}, {"alpha", "1.2"}, {"T", "10"}, {"batch", "4"},
                                                    {"lr", "3"}, {"counts", "expected"}, {"d", "16"}});
   const Record r = run_task(m, prm, 0, 0);
@@ -210,7 +210,7 @@ TEST(SgdApprox, WeightsLookLikeQRhoAsInFigure5) {
   // gamma = 0.1 comes out near 0.7 rather than 0.35 at N = 100: the fit depends on N and on how inputs
   // are weighted (a log-spaced grid of x at N = 1000, closer to reading a log-log plot, gives 0.35),
   // so the middle band is wide; the ordering and the two ends are what the figure asserts.
-  const Measure& m = builtin_registry().get("memory.sgd_approx");
+  const Measure& m = world_registry().get("memory.sgd_approx");
   const std::vector<double> p = zipf_probabilities(100, 2.0);
   struct Case {
     const char* lr;
@@ -262,8 +262,8 @@ TEST(SgdApprox, TracksSgdWhenMemoryIsLargeAndBreaksWhenSmall) {
   // tracks SGD at d = N (0.0024 vs 0.0025 at lr = 10, T = 1e4), so the gap is (20)'s, not (19)'s.
   // Tolerances: the sampling noise of a 20-run mean is ~5-10% here; the bands add the systematic
   // bias above and the spread across seeds.
-  const Measure& train = builtin_registry().get("memory.train");
-  const Measure& approx = builtin_registry().get("memory.sgd_approx");
+  const Measure& train = world_registry().get("memory.train");
+  const Measure& approx = world_registry().get("memory.sgd_approx");
   struct Case {
     const char *d, *lr, *T;
     double lo, hi;
@@ -293,7 +293,7 @@ TEST(SgdApprox, TracksSgdWhenMemoryIsLargeAndBreaksWhenSmall) {
 }
 
 TEST(SgdApprox, MeasuresAreDeclaredAndValidated) {
-  const Measure& m = builtin_registry().get("memory.sgd_approx");
+  const Measure& m = world_registry().get("memory.sgd_approx");
   EXPECT_FALSE(m.deterministic);
   EXPECT_THROW(run_task(m, resolve("memory.sgd_approx", {{"T", "inf"}}), 0, 0), InputError);
   EXPECT_THROW(run_task(m, resolve("memory.sgd_approx", {{"batch", "inf"}}), 0, 0), InputError);
@@ -311,7 +311,7 @@ TEST(SgdApprox, MeasuresAreDeclaredAndValidated) {
   EXPECT_GE(r.get("error"), 0.0);
   EXPECT_LE(r.get("error"), 1.0);
 
-  const Measure& it = builtin_registry().get("memory.sgd_approx_iterates");
+  const Measure& it = world_registry().get("memory.sgd_approx_iterates");
   EXPECT_TRUE(it.deterministic);
   const Record a = run_task(it, resolve("memory.sgd_approx_iterates", {{"lr", "0.5"}, {"n_max", "50"}}), 0, 0);
   const Record b = run_task(it, resolve("memory.sgd_approx_iterates", {{"lr", "0.5"}, {"n_max", "50"}}), 9, 3);
@@ -325,7 +325,7 @@ TEST(SgdApprox, MeasuresAreDeclaredAndValidated) {
 
 TEST(SgdApprox, SchemeOfFigure5IsTheIterateAtEachCount) {
   // n_x = floor(((N + 3) / (x + 3))^2), x = 1..N, so n_N = 1; q(x) = f^{n_x}(0) computed one at a time.
-  const Measure& m = builtin_registry().get("memory.sgd_approx_scheme");
+  const Measure& m = world_registry().get("memory.sgd_approx_scheme");
   const Record r = run_task(m, resolve("memory.sgd_approx_scheme", {{"N", "12"}, {"lr", "0.3"}, {"rho_ref", "0.5"}}), 0, 0);
   const auto n = series(r, "n"), q = series(r, "q"), x = series(r, "x"), ref = series(r, "q_rho");
   ASSERT_EQ(q.size(), 12u);

@@ -180,7 +180,7 @@ TEST(Training, CurveScheduleIsLogSpacedAndEndsAtTheLastStep) {
 }
 
 TEST(Training, DeterministicWhateverTheThreads) {
-  const Measure& m = builtin_registry().get("memory.train");
+  const Measure& m = world_registry().get("memory.train");
   const Params prm = resolve_params(m.params, {{"N", "30"}, {"d", "12"}, {"T", "300"}, {"batch", "4"},
                                                {"optimizer", "adam"}, {"runs", "6"}, {"curve", "3"}}, "test");
   const auto one = evaluate(m, prm, 1), two = evaluate(m, prm, 2);
@@ -191,13 +191,13 @@ TEST(Training, DeterministicWhateverTheThreads) {
 // A batch past the T samples is one batch of all of them: one step, as batch = T (a batch of
 // 1e20 once overflowed the step count to 0 updates).
 TEST(Training, ABatchLargerThanTheSamplesIsOneBatchOfAll) {
-  const Measure& m = builtin_registry().get("memory.train");
+  const Measure& m = world_registry().get("memory.train");
   auto run = [&](const std::string& batch) {
     return evaluate(m, resolve_params(m.params, {{"N", "30"}, {"d", "12"}, {"T", "300"}, {"batch", batch}}, "test"), 1);
   };
   EXPECT_EQ(run("1e20")["metrics"]["updates"]["mean"], 1.0);
   EXPECT_EQ(run("300")["metrics"]["updates"]["mean"], 1.0);
-  const Measure& approx = builtin_registry().get("memory.sgd_approx");
+  const Measure& approx = world_registry().get("memory.sgd_approx");
   auto run_approx = [&](const std::string& batch) {
     return evaluate(approx, resolve_params(approx.params, {{"N", "30"}, {"T", "300"}, {"batch", batch}}, "test"), 1);
   };
@@ -559,7 +559,7 @@ TEST(Training, SignSgdEqualsAdamWithZeroBetasOnTheSameDraws) {
 }
 
 TEST(Training, MeasureDefaultsAreRealAdamAndSignSgdIsItsOwnOptimizer) {
-  const Measure& m = builtin_registry().get("memory.train");
+  const Measure& m = world_registry().get("memory.train");
   const Params prm = resolve_params(m.params, {{"optimizer", "adam"}}, "test");
   EXPECT_DOUBLE_EQ(prm.real("beta1"), 0.9);
   EXPECT_DOUBLE_EQ(prm.real("beta2"), 0.999);

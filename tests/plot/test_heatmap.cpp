@@ -38,20 +38,20 @@ fs::path fresh_dir(const std::string& name) {
 }  // namespace
 
 TEST(Heatmap, ParsesAndRejectsMisuse) {
-  const Sweep s = parse_sweep(kSweep, "h.toml", "", {}, builtin_registry());
+  const Sweep s = parse_sweep(kSweep, "h.toml", "", {}, world_registry());
   ASSERT_TRUE(s.plot);
   EXPECT_EQ(s.plot->kind, "heatmap");
   EXPECT_EQ(s.plot->matrix, "matrix");
   std::string bad = kSweep;
   bad.replace(bad.find("matrix = \"matrix\""), 17, "matrix = \"error\"");
-  EXPECT_THROW(parse_sweep(bad, "h.toml", "", {}, builtin_registry()), InputError);  // a scalar metric
+  EXPECT_THROW(parse_sweep(bad, "h.toml", "", {}, world_registry()), InputError);  // a scalar metric
   std::string with_x = std::string(kSweep) + "x = \"d\"\n";
-  EXPECT_THROW(parse_sweep(with_x, "h.toml", "", {}, builtin_registry()), InputError);  // x is for line plots
+  EXPECT_THROW(parse_sweep(with_x, "h.toml", "", {}, world_registry()), InputError);  // x is for line plots
 }
 
 TEST(Heatmap, DrawsOnePanelPerPointFromTheFirstRun) {
   const fs::path dir = fresh_dir("draw");
-  const Sweep s = parse_sweep(kSweep, "h.toml", "", {}, builtin_registry());
+  const Sweep s = parse_sweep(kSweep, "h.toml", "", {}, world_registry());
   RunOptions o;
   o.out_dir = dir.string();
   o.quiet = true;

@@ -54,14 +54,14 @@ std::vector<std::vector<std::string>> blocks(const std::string& body) {
 }  // namespace
 
 TEST(Scatter, ParsesAndRejectsMisuse) {
-  const Sweep s = parse_sweep(kSweep, "s.toml", "", {}, builtin_registry());
+  const Sweep s = parse_sweep(kSweep, "s.toml", "", {}, world_registry());
   ASSERT_TRUE(s.plot);
   EXPECT_EQ(s.plot->kind, "scatter");
   EXPECT_EQ(s.plot->points, "features");
   EXPECT_EQ(s.plot->centers, "U");
   auto rejects = [](std::string text, const std::string& what) {
     try {
-      parse_sweep(text, "s.toml", "", {}, builtin_registry());
+      parse_sweep(text, "s.toml", "", {}, world_registry());
       ADD_FAILURE() << "accepted: " << what;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
@@ -79,7 +79,7 @@ TEST(Scatter, ParsesAndRejectsMisuse) {
 TEST(Scatter, DrawsRegionsPointsAndCentersPerPanel) {
   const fs::path dir = fs::temp_directory_path() / "scalinglab-test-scatter";
   fs::remove_all(dir);
-  const Sweep s = parse_sweep(kSweep, "s.toml", "", {}, builtin_registry());
+  const Sweep s = parse_sweep(kSweep, "s.toml", "", {}, world_registry());
   RunOptions o;
   o.out_dir = dir.string();
   o.quiet = true;

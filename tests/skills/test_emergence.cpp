@@ -125,7 +125,7 @@ TEST(Emergence, LevelsTasksAndMixtures) {
 
 namespace {
 Record run_measure(const std::string& name, const std::map<std::string, std::string>& given) {
-  const Measure& m = builtin_registry().get(name);
+  const Measure& m = world_registry().get(name);
   return run_task(m, resolve_params(m.params, given, name), 0, 0);
 }
 }  // namespace
@@ -142,7 +142,7 @@ TEST(EmergenceMeasure, TaskShapeRiseWidthAndNoDuplicateNames) {
   // No scalar metric shares its name with a parameter (summary.csv would have two columns of that
   // name; series such as `level` are not columns).
   for (const char* name : {"skills.emergence", "skills.learnt", "skills.optimum", "skills.peel", "skills.pipeline"}) {
-    const Measure& m = builtin_registry().get(name);
+    const Measure& m = world_registry().get(name);
     for (const auto& metric : m.metrics)
       if (!metric.series) {
         EXPECT_EQ(m.param(metric.name), nullptr) << name << ": " << metric.name;

@@ -81,7 +81,7 @@ TEST(ErrorBound, SmallBudgetsHaveAnOptimumOrAClearError) {
   EXPECT_GE(o.n, o.n_lower * (1 - 1e-9));
   EXPECT_THROW(compute_optimal_width(10, 100, 25), std::invalid_argument);  // C/d < 3: no width n >= 3
   // Through the measure: an answer for C = 50, a clear input error (exit 2 on the command line) for C = 20.
-  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.optimum");
+  const scalinglab::Measure& m = scalinglab::world_registry().get("teacher.optimum");
   scalinglab::Stream s(1);
   const auto ok = m.fn(scalinglab::resolve_params(m.params, {{"C", "50"}}, "test"), s);
   EXPECT_NEAR(ok.get("n_star"), o.n, 1e-12 * o.n);
@@ -125,7 +125,7 @@ TEST(ErrorBound, FigureOneLeftReferenceIsTheOptimumAtOneE10) {
   const ComputeOptimalWidth o = compute_optimal_width(10, 100, 1e10);
   EXPECT_NEAR(o.bound, v_bf, 1e-7 * v_bf);
   EXPECT_NEAR(o.bound, 0.2169, 5e-5);
-  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.bound");
+  const scalinglab::Measure& m = scalinglab::world_registry().get("teacher.bound");
   scalinglab::Stream s(1);
   const auto r = m.fn(scalinglab::resolve_params(m.params, {{"n", "3"}, {"T", "1e6"}, {"C_ref", "1e10"}}, "test"), s);
   EXPECT_EQ(r.get("optimum_ref"), o.bound);
@@ -156,7 +156,7 @@ TEST(ErrorBound, MisspecificationPowerSetsTheRate) {
     EXPECT_GT(slope, 1 / (1 + p) - 0.05) << p;
   }
   // Through the measure: p = 1/2 puts n* above sqrt(3C)/d and the frontier's local slope above 1.
-  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.optimum");
+  const scalinglab::Measure& m = scalinglab::world_registry().get("teacher.optimum");
   scalinglab::Stream s(1);
   const auto r = m.fn(scalinglab::resolve_params(m.params, {{"C", "1e16"}, {"misspecification_power", "0.5"}}, "test"), s);
   EXPECT_GT(r.get("n_star"), r.get("n_upper_paper"));

@@ -247,7 +247,7 @@ TEST(ReluNetwork, AdamAndSgdStepsByHand) {
 }
 
 TEST(ReluNetwork, TrainingIsDeterministicWhateverTheThreads) {
-  const Measure& m = builtin_registry().get("teacher.train");
+  const Measure& m = world_registry().get("teacher.train");
   const Params prm = resolve_params(m.params, {{"n", "16"}, {"T", "2000"}, {"runs", "4"}, {"test", "500"}, {"K", "10"}}, "test");
   const auto one = evaluate(m, prm, 1), two = evaluate(m, prm, 2);
   EXPECT_EQ(one.dump(), two.dump());
@@ -255,7 +255,7 @@ TEST(ReluNetwork, TrainingIsDeterministicWhateverTheThreads) {
 }
 
 TEST(ReluNetwork, SharedTeacherAndOnlineError) {
-  const Measure& m = builtin_registry().get("teacher.train");
+  const Measure& m = world_registry().get("teacher.train");
   auto prm = [&](const std::string& n, const std::string& lr) {
     return resolve_params(m.params, {{"n", n}, {"T", "20000"}, {"runs", "3"}, {"seed", "7"}, {"test", "20000"}, {"K", "10"}, {"lr", lr}}, "test");
   };

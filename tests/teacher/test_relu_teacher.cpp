@@ -276,7 +276,7 @@ TEST(ReluTeacher, LemmaA1InExpectation) {
   // Lemma A.1 holds for every pair of functions (its pointwise inequality, tested above), so it is
   // a property of the implementation, not evidence about the teacher: the measure's KL never exceeds
   // its squared error, exact and quantised, whatever the quantiser.
-  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.misspecification");
+  const scalinglab::Measure& m = scalinglab::world_registry().get("teacher.misspecification");
   for (const char* q : {"atom", "nearest"})
     for (const char* n : {"10", "300"}) {
       Stream s(91);
@@ -290,7 +290,7 @@ TEST(ReluTeacher, LemmaA1InExpectation) {
 TEST(ReluTeacher, MergeDrawsChangesNothingButTheCost) {
   // merge_draws is an implementation switch: the same stream gives the same metrics (up to the order
   // of the sums); with quantiser = draw it is refused.
-  const scalinglab::Measure& m = scalinglab::builtin_registry().get("teacher.misspecification");
+  const scalinglab::Measure& m = scalinglab::world_registry().get("teacher.misspecification");
   for (const char* q : {"atom", "nearest"}) {
     Stream a(7), b(7);
     const std::map<std::string, std::string> given = {{"n", "2000"}, {"eps", "0.2"}, {"samples", "300"}, {"quantiser", q}};
