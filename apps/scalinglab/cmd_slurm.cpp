@@ -16,6 +16,8 @@
 #include "commands.hpp"
 #include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/external/plugin_library.hpp"
+#include "scalinglab/external/python_world.hpp"
 #include "scalinglab/run/runner.hpp"
 
 namespace scalinglab::cli {
@@ -130,6 +132,10 @@ void add_slurm(CLI::App& app, Action& action) {
       };
       const std::string n = std::to_string(o->array);
       const std::string profile = o->profile.empty() ? "" : " --profile " + shell_quote(o->profile);
+      // The worlds loaded here (--plugin, --world) load in every shard and in the merge, by absolute path.
+      std::string worlds;
+      for (const auto& p : external::loaded_plugins()) worlds += " --plugin " + shell_quote(p);
+      for (const auto& w : external::loaded_python_worlds()) worlds += " --world " + shell_quote(w);
       // --signal: SIGUSR1 to the shard (the batch shell, which execs scalinglab) 5 minutes before the
       // time limit: long tasks save their state; the SIGTERM at the limit saves again and stops.
       std::string shards = header(name, "shard-%a.log") + "#SBATCH --array=0-" + std::to_string(o->array - 1) + "\n" +
@@ -138,7 +144,7 @@ void add_slurm(CLI::App& app, Action& action) {
                            "# Shard k of " + n + "; --resume: a requeued or preempted task continues where it stopped,\n"
                            "# long tasks from their checkpoints.\n"
                            "k=\"${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\"\n"
-                           "exec " + shell_quote(bin) + " run " + shell_quote(sweep_path.string()) + profile +
+                           "exec " + shell_quote(bin) + worlds + " run " + shell_quote(sweep_path.string()) + profile +
                            " --shard \"$k/" + n + "\" --out " + shell_quote((out / "shard-").string()) +
                            "\"$k\" --threads \"${SLURM_CPUS_PER_TASK:-1}\" --resume --quiet\n";
       std::string merge = header(name + "-merge", "merge.log") +
@@ -146,7 +152,7 @@ void add_slurm(CLI::App& app, Action& action) {
                           "shards=()\n"
                           "for ((k = 0; k < " + n + "; k++)); do shards+=(" + shell_quote((out / "shard-").string()) +
                           "\"$k\"); done\n"
-                          "exec " + shell_quote(bin) + " merge " + shell_quote(out.string()) + " \"${shards[@]}\"\n";
+                          "exec " + shell_quote(bin) + worlds + " merge " + shell_quote(out.string()) + " \"${shards[@]}\"\n";
       write_script(dir / "shards.sbatch", shards);
       write_script(dir / "merge.sbatch", merge);
       std::printf("wrote %s and %s\n", (dir / "shards.sbatch").c_str(), (dir / "merge.sbatch").c_str());

@@ -9,6 +9,10 @@ limit. Limits are tightened (memory 1 GB, work 3e9 operations) so that a legitim
 request is refused rather than run.
 
     domain_edges.py CLI PYTHONPATH [--timeout 20] [--jobs 2] [--only MEASURE]
+                    [--world FILE.py] [--plugin LIB.so] [--loaded-only]
+
+With --world / --plugin (repeatable) the worlds of a user's own are loaded in both interfaces, and
+--loaded-only keeps the cases of their measures alone.
 """
 import argparse
 import concurrent.futures as cf
@@ -28,9 +32,13 @@ BASE = {"factor.train": {"input_factors": "2x4", "output_factors": "4x2", "d": "
 LIMITS = ["--max-memory", "1e9", "--max-work", "3e9"]
 
 PY_DRIVER = r"""
-import json, sys, signal
+import json, os, sys, signal
 import scalinglab as sl
 sl.set_limits(max_memory=1e9, max_work=3e9)
+for path in json.loads(os.environ.get("EDGE_PLUGINS", "[]")):
+    sl.load_plugin(path)
+for path in json.loads(os.environ.get("EDGE_WORLDS", "[]")):
+    sl.load_world(path)
 for line in sys.stdin:
     case = json.loads(line)
     print(json.dumps({"start": case["id"]}), flush=True)
@@ -46,11 +54,23 @@ for line in sys.stdin:
 """
 
 
-def cases(cli):
+WORLD_ARGS = []  # --plugin LIB / --world FILE, before the command
+
+
+def measure_names(cli, extra):
+    out = subprocess.run([cli] + extra + ["list"], capture_output=True, text=True, check=True).stdout
+    return [l.split()[0] for l in out.splitlines() if l.strip()]
+
+
+def cases(cli, loaded_only=False):
     out = []
-    names = [l.split()[0] for l in subprocess.run([cli, "list"], capture_output=True, text=True, check=True).stdout.splitlines() if l.strip()]
+    names = measure_names(cli, WORLD_ARGS)
+    if loaded_only:
+        builtin = set(measure_names(cli, []))
+        names = [n for n in names if n not in builtin]
     for m in names:
-        d = json.loads(subprocess.run([cli, "describe", m, "--json"], capture_output=True, text=True, check=True).stdout)
+        d = json.loads(subprocess.run([cli] + WORLD_ARGS + ["describe", m, "--json"], capture_output=True, text=True,
+                                      check=True).stdout)
         for p in d["params"]:
             for v in HOSTILE:
                 value = {"MIN": str(p.get("min", "0")), "MAX": str(p.get("max", "1e308"))}.get(v, v)
@@ -61,7 +81,7 @@ def cases(cli):
 
 
 def run_cli(cli, case, timeout):
-    args = [cli] + LIMITS + ["eval", case["measure"], "--threads", "1"] + [f"{k}={v}" for k, v in case["params"].items()]
+    args = [cli] + WORLD_ARGS + LIMITS + ["eval", case["measure"], "--threads", "1"] + [f"{k}={v}" for k, v in case["params"].items()]
     start = time.time()
     try:
         r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
@@ -82,7 +102,9 @@ def run_python(pythonpath, chunk, timeout):
     bad, pending = [], list(chunk)
     refused = [0]
     while pending:
-        env = dict(os.environ, PYTHONPATH=pythonpath)
+        env = dict(os.environ, PYTHONPATH=pythonpath,
+                   EDGE_PLUGINS=json.dumps([WORLD_ARGS[i + 1] for i in range(0, len(WORLD_ARGS), 2) if WORLD_ARGS[i] == "--plugin"]),
+                   EDGE_WORLDS=json.dumps([WORLD_ARGS[i + 1] for i in range(0, len(WORLD_ARGS), 2) if WORLD_ARGS[i] == "--world"]))
         p = subprocess.Popen([sys.executable, "-c", PY_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True, env=env)
         p.stdin.write("".join(json.dumps(c) + "\n" for c in pending))
@@ -128,8 +150,15 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only")
     ap.add_argument("--no-python", action="store_true")
+    ap.add_argument("--world", action="append", default=[])
+    ap.add_argument("--plugin", action="append", default=[])
+    ap.add_argument("--loaded-only", action="store_true")
     a = ap.parse_args()
-    all_cases = [c for c in cases(a.cli) if not a.only or c["measure"] == a.only]
+    for p in a.plugin:
+        WORLD_ARGS.extend(["--plugin", os.path.abspath(p)])
+    for w in a.world:
+        WORLD_ARGS.extend(["--world", os.path.abspath(w)])
+    all_cases = [c for c in cases(a.cli, a.loaded_only) if not a.only or c["measure"] == a.only]
     bad, cli_refused, slow = [], 0, []
     t0 = time.time()
     with cf.ThreadPoolExecutor(a.jobs) as ex:
