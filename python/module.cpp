@@ -166,7 +166,8 @@ py::list table_columns(const Table& t) {
 // the calling thread, the only one Python delivers signals to) or an exception from `progress`
 // stops the run: running tasks finish and are recorded, then KeyboardInterrupt or that exception
 // is raised. Returns {"columns", "axes" (the swept parameters, `part` first for a sweep of parts),
-// "metrics" (the scalar metrics), "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped"}.
+// "metrics" (the scalar metrics), "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped",
+// "tasks_failed", "first_failure"}.
 py::dict run_sweep_py(const std::string& path, const std::string& text, const std::string& out_dir, int threads,
                       bool resume, const std::string& profile, const std::vector<std::string>& sets, bool quiet,
                       py::object progress, const std::string& checkpoint_every) {
@@ -234,7 +235,8 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
   return py::dict("columns"_a = table_columns(table), "axes"_a = axes, "metrics"_a = table.metric_names,
                   "checks"_a = checks, "out_dir"_a = outcome.out_dir,
                   "tasks_total"_a = outcome.tasks_total, "tasks_run"_a = outcome.tasks_run,
-                  "tasks_skipped"_a = outcome.tasks_skipped);
+                  "tasks_skipped"_a = outcome.tasks_skipped, "tasks_failed"_a = outcome.tasks_failed,
+                  "first_failure"_a = outcome.first_failure);
 }
 
 // Everything `run_sweep_py` would check before its first task, with no folder touched: the sweep
