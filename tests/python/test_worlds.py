@@ -147,3 +147,12 @@ def test_the_shell_command_killed_and_resumed_gives_the_clean_runs_records(tmp_p
                              text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert records(out) == records(tmp_path / "clean")
+
+
+def test_the_extrapolation_benchmark_runs_on_a_python_world(tmp_path):
+    world = ROOT / "tests" / "external" / "worlds"
+    sl.load_world(world / "planted_law.py")
+    result = sl.extrapolate(str(world / "planted_law.toml"), methods=["approach3"], out=str(tmp_path / "x"))
+    rows = result.report["rows"]
+    assert rows and all(r["method"] == "approach3" for r in rows)
+    assert "planted_law" in (tmp_path / "x" / "leaderboard.md").read_text()
