@@ -7,7 +7,9 @@
 //   #include <scalinglab/world_plugin.hpp>
 //   namespace slp = scalinglab::plugin;
 //   SCALINGLAB_WORLD(world) {                       // world: slp::World&
-//     slp::MeasureDef m{"toy.error", "one line"};
+//     slp::MeasureDef m;
+//     m.name = "toy.error";
+//     m.summary = "one line";
 //     m.params = {slp::real("alpha", "2", "Zipf exponent", 1.01, 10)};
 //     m.metrics = {{"error", "test error"}};
 //     m.run = [](const slp::Args& a, slp::Result& r) {
@@ -78,6 +80,10 @@ typedef struct scalinglab_plugin_table {
   size_t count;
   const scalinglab_measure_entry* measures;
 } scalinglab_plugin_table;
+
+// The two entry points SCALINGLAB_WORLD defines, for a host of one's own (a test, a driver) to call.
+__attribute__((visibility("default"))) uint32_t scalinglab_plugin_abi(void);
+__attribute__((visibility("default"))) const scalinglab_plugin_table* scalinglab_plugin(void);
 
 }  // extern "C"
 

@@ -24,6 +24,9 @@ cmake --build build/plrf >>build.log 2>&1 || { cat build.log; fail "cmake --buil
 lib=$work/build/plrf/libplrf.so
 [ -f "$lib" ] || fail "the build made no libplrf.so"
 echo "built $lib in $(( $(date +%s) - start )) s"
+# The model's own tests against ground truth (exact loss vs Monte Carlo, one SGD step by hand, ...).
+build/plrf/test_plrf >test_plrf.log 2>&1 || { tail -20 test_plrf.log; fail "test_plrf"; }
+tail -1 test_plrf.log
 
 # 2. A sweep of 24 short tasks: single process, then two MPI ranks.
 cat >tiny.toml <<'TOML'
