@@ -59,7 +59,6 @@ void check_declaration(const Measure& m) {
     throw InputError("measure name " + nlohmann::json(m.name).dump() +
                      ": expected world.name, two identifiers (letters, digits, _) joined by one dot");
   const std::string where = "measure " + m.name + ": ";
-  if (m.summary.empty()) throw InputError(where + "a one-line summary is missing");
   if (!m.fn) throw InputError(where + "no function to run");
   std::vector<std::string> seen;
   for (const auto& p : m.params) {
@@ -80,7 +79,6 @@ void check_declaration(const Measure& m) {
           throw InputError(where + "parameter '" + p.name + "': choice " + nlohmann::json(c).dump() +
                            " is not a word (letters, digits, _ - . +)");
     }
-    if (p.doc.empty()) throw InputError(where + "parameter '" + p.name + "' has no doc line");
   }
   if (m.metrics.empty()) throw InputError(where + "it declares no metric");
   seen.clear();

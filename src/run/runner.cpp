@@ -322,6 +322,8 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
               throw;
             } catch (const std::bad_alloc&) {
               throw;  // memory is every task's: the run stops
+            } catch (const InputError&) {
+              throw;  // the run's input (its checkpoints folder, a limit): every task's, the run stops (exit 2)
             } catch (const std::exception& e) {
               failure = e.what();  // this task's own failure: recorded, the others go on
             }
