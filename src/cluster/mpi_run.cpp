@@ -38,7 +38,9 @@ namespace scalinglab {
 
 namespace {
 
-enum Tag : int { kHello = 1, kSweep, kStop, kTask, kResult, kFailed };
+// kFailed: the rank cannot go on (its sweep, its grid): the run ends. kTaskFailed: a task's measure
+// threw: that task fails alone, as in one process.
+enum Tag : int { kHello = 1, kSweep, kStop, kTask, kResult, kFailed, kTaskFailed };
 constexpr uint64_t kNoTask = UINT64_MAX;
 
 // When a rank dies, mpirun sends SIGTERM to the others and SIGKILL right after (it waits only until
@@ -165,6 +167,7 @@ class MpiWorkers final : public RemoteWorkers {
   }
 
   void set_checkpoints(const CheckpointSettings& settings) override { checkpoints_ = settings; }
+  void set_task_failure(Failed failed) override { task_failed_ = std::move(failed); }
 
   void attach(const std::vector<TaskRef>& tasks, TaskQueue& queue) override {
     tasks_ = &tasks;
@@ -237,7 +240,7 @@ class MpiWorkers final : public RemoteWorkers {
       wait.busy();
       std::size_t at = 0;
       const auto task = take<uint64_t>(m.bytes, at);
-      if (m.tag != kResult && m.tag != kFailed)
+      if (m.tag != kResult && m.tag != kFailed && m.tag != kTaskFailed)
         throw std::runtime_error("MPI: unexpected message from rank " + std::to_string(m.source));
       if (task != kNoTask) {
         std::size_t erased;
@@ -250,7 +253,18 @@ class MpiWorkers final : public RemoteWorkers {
         --busy[static_cast<std::size_t>(m.source)];
         --outstanding;
       }
-      if (m.tag == kFailed) {
+      if (m.tag == kTaskFailed && task != kNoTask && task_failed_) {
+        const double seconds = take<double>(m.bytes, at);
+        try {
+          task_failed_(task, m.bytes.substr(at), seconds);
+        } catch (...) {
+          if (!recording_error) recording_error = std::current_exception();
+          queue.stop();
+        }
+        feed(m.source);
+        continue;
+      }
+      if (m.tag == kFailed || m.tag == kTaskFailed) {
         if (failure.empty()) {
           failure = "rank " + std::to_string(m.source) + ": " +
                     (task == kNoTask ? "" : "task " + tasks[task].key + " run " + std::to_string(tasks[task].run) + ": ") +
@@ -316,6 +330,7 @@ class MpiWorkers final : public RemoteWorkers {
 
   std::vector<int> threads_;  // per rank; rank 0's entry unused
   CheckpointSettings checkpoints_;
+  Failed task_failed_;  // a task whose measure threw on a rank (null: the run ends)
   std::vector<char> stopped_;
   std::map<std::size_t, int> owner_;  // tasks at other ranks
   std::mutex render_mutex_;           // owner_ and the stop message's buffers
@@ -438,12 +453,32 @@ int MpiJob::serve_tasks(int threads) {
         std::unique_ptr<TaskCheckpoint> checkpoint;
         if (checkpoints) checkpoint = make_task_checkpoint(*checkpoints, p.measure->name, p.params, sweep->seed, w.run);
         Record record;
+        std::string task_error;
         {
           CheckpointScope scope(checkpoint.get());
-          record = run_task(*p.measure, p.params, sweep->seed, w.run);
+          try {
+            record = run_task(*p.measure, p.params, sweep->seed, w.run);
+          } catch (const TaskInterrupted&) {
+            throw;
+          } catch (const std::bad_alloc&) {
+            throw;
+          } catch (const InputError&) {
+            throw;
+          } catch (const std::exception& e) {
+            task_error = e.what();  // the measure's own failure: this task's alone
+          }
         }
 
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!task_error.empty()) {
+          tag = kTaskFailed;
+          put<double>(out, seconds);
+          out += task_error;
+          std::lock_guard<std::mutex> lock(box.mutex);
+          box.outbox.emplace_back(tag, std::move(out));
+          box.sent.notify_one();
+          continue;
+        }
         put<double>(out, seconds);
         append_record(record, out);
         // The result is on its way to rank 0, which writes it: the state goes (a result lost with

@@ -385,6 +385,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     for (const auto& t : todo) refs.push_back({t.point->index, t.run, t.point->key});
     options.remote->attach(refs, queue);
     options.remote->set_checkpoints(checkpoints);
+    options.remote->set_task_failure(fail_task);
     std::exception_ptr local_error;
     std::thread here([&] {
       try {

@@ -133,4 +133,17 @@ cmp -s slow_single/summary.csv killed/summary.csv || fail "after --resume: summa
 "$cli" "${slow[@]}" --out killed --resume >resume2.log 2>&1 || fail "--resume without mpirun: $(tail -5 resume2.log)"
 got2=$(python3 records.py slow_single/results.jsonl killed/results.jsonl) || fail "after a second --resume: $got2"
 echo "resumed with -np 2: $got of $total, 0 lost, 0 duplicated, bit-identical; a further plain --resume: $got2"
+
+# 3. A plugin's measure that throws on a worker rank fails its task alone, as in one process: the
+# other tasks are recorded, the failures are in failures.jsonl, the run exits 1 (not the end of the job).
+toy=$(dirname "$cli")/test-plugins/libtoy_plugin.so
+if [ -f "$toy" ]; then
+  printf 'measure = "toy.draw"\nruns = 4\n[grid]\nscale = [1, 13, 20, 30]\n' >throws.toml
+  mpirun --oversubscribe -np 2 "$cli" --plugin "$toy" run throws.toml --out throws --threads 1 --quiet >throws.log 2>&1
+  status=$?
+  [ "$status" = 1 ] || fail "a throwing task under mpirun: exit $status, expected 1: $(tail -5 throws.log)"
+  [ "$(wc -l <throws/results.jsonl)" = 12 ] || fail "a throwing task under mpirun: $(wc -l <throws/results.jsonl) records, expected 12"
+  [ "$(grep -c 'thirteen is unlucky' throws/failures.jsonl)" = 4 ] || fail "failures.jsonl: $(cat throws/failures.jsonl)"
+  echo "a plugin throwing on 4 of 16 tasks under -np 2: 12 recorded, 4 in failures.jsonl, exit 1"
+fi
 echo "PASS"

@@ -55,7 +55,8 @@ struct Measure {
 // InputError naming what is wrong when a declaration is not one the lab can run: a name that is not
 // "world.name", a parameter or metric named twice or not an identifier, a parameter named `runs`
 // or `seed` (the registry adds them), a range with min > max, a choice whose default is not one of
-// its choices, a default that does not resolve, no metric, no function. Built-in and loaded worlds'
+// its choices, a default that does not resolve, no metric, no function.
+// (A summary and doc lines are wanted for `describe`, not required: toy measures of tests have none.) Built-in and loaded worlds'
 // measures pass the same check, with the same messages.
 void check_declaration(const Measure& m);
 

@@ -35,6 +35,10 @@ class RemoteWorkers {
   virtual void attach(const std::vector<TaskRef>& /*tasks*/, TaskQueue& /*queue*/) {}
   // Where the workers' long tasks keep their checkpoints (before serve).
   virtual void set_checkpoints(const CheckpointSettings& /*settings*/) {}
+  // Called (from serve's thread) for a task whose measure threw on a worker: the task fails alone,
+  // as it does in this process (before serve; workers without it end the run on such a failure).
+  using Failed = std::function<void(std::size_t task, const std::string& what, double seconds)>;
+  virtual void set_task_failure(Failed /*failed*/) {}
   // Hands tasks from `queue` (indices into `tasks`) to the workers, which rebuild the grid from the
   // sweep's text and `origin`; calls `done` (from this thread) as each result arrives. Returns when
   // the queue is empty or stopped and every task handed out is back; throws when a task failed.
