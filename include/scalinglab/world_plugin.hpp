@@ -97,6 +97,11 @@ class Args {
   int64_t integer(const std::string& name) const { return static_cast<int64_t>(real(name)); }
   std::string text(const std::string& name) const { return a_->texts[index(name)]; }
   bool flag(const std::string& name) const { return text(name) == "true"; }
+  bool has(const std::string& name) const {
+    for (std::size_t i = 0; i < a_->count; ++i)
+      if (name == a_->names[i]) return true;
+    return false;
+  }
   uint64_t seed() const { return a_->seed; }
 
  private:
@@ -139,6 +144,10 @@ inline ParamDecl real(std::string n, std::string def, std::string doc,
 inline ParamDecl integer(std::string n, std::string def, std::string doc, double lo = 1,
                          double hi = std::numeric_limits<double>::infinity()) {
   return {std::move(n), "int", std::move(def), std::move(doc), lo, hi, {}, false, false};
+}
+// A positive integer or inf (a sample count T where inf is the population): real("T") is +inf then.
+inline ParamDecl count(std::string n, std::string def, std::string doc, double lo = 1) {
+  return {std::move(n), "count", std::move(def), std::move(doc), lo, std::numeric_limits<double>::infinity(), {}, false, false};
 }
 inline ParamDecl choice(std::string n, std::string def, std::vector<std::string> choices, std::string doc) {
   ParamDecl p;

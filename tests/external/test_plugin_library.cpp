@@ -46,6 +46,9 @@ TEST(PluginLibrary, RegistersItsMeasuresWhichDrawFromTheTasksSeed) {
   const Params p = resolve_params(m.params, {{"scale", "2"}, {"k", "3"}}, "t");
   const Record a = run_task(m, p, 5, 0), b = run_task(m, p, 5, 0), c = run_task(m, p, 5, 1);
   EXPECT_EQ(a.get("value"), b.get("value"));
+  // A count parameter takes inf (its default) or a positive integer; the plugin sees its own parameters only.
+  EXPECT_NO_THROW(run_task(m, resolve_params(m.params, {{"T", "5"}}, "t"), 0, 0));
+  EXPECT_THROW(resolve_params(m.params, {{"T", "0"}}, "t"), InputError);
   EXPECT_NE(a.get("value"), c.get("value"));
   EXPECT_GE(a.get("value"), 0);
   EXPECT_LT(a.get("value"), 2);

@@ -1,5 +1,6 @@
 // A plugin for the tests: a measure drawing from the task's seed, one that throws at a chosen value,
 // and a check refusing a parameter set.
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -11,12 +12,15 @@ SCALINGLAB_WORLD(world) {
   slp::MeasureDef m;
   m.name = "toy.draw";
   m.summary = "a uniform draw from the task's seed, scaled; throws at scale = 13";
-  m.params = {slp::real("scale", "1", "multiplies the draw", 0, 100), slp::integer("k", "4", "length of the series", 1, 1000)};
+  m.params = {slp::real("scale", "1", "multiplies the draw", 0, 100), slp::integer("k", "4", "length of the series", 1, 1000),
+              slp::count("T", "inf", "a count: inf or a positive integer")};
   m.metrics = {{"value", "scale times a uniform draw"}, {"curve", "k draws", true}};
   m.run = [](const slp::Args& a, slp::Result& r) {
     if (a.real("scale") == 13) throw std::runtime_error("thirteen is unlucky");
     std::mt19937_64 rng(a.seed());
     std::uniform_real_distribution<double> u(0, 1);
+    if (!a.has("T") || a.has("runs")) throw std::logic_error("the task's parameters are the declared ones");
+    if (!std::isinf(a.real("T")) && a.real("T") < 1) throw std::logic_error("a count below 1 reached the plugin");
     r.set("value", a.real("scale") * u(rng));
     std::vector<double> c;
     for (int64_t i = 0; i < a.integer("k"); ++i) c.push_back(u(rng));
