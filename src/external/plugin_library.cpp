@@ -151,14 +151,7 @@ std::vector<std::string> load_plugin(const std::string& path) {
     check_declaration(m);
     measures.push_back(std::move(m));
   }
-  for (const auto& m : measures)
-    for (const Measure* x : world_registry().all())
-      if (x->name == m.name) throw InputError("plugin " + path + ": measure " + m.name + " is already registered");
-  Loaded loaded;
-  for (auto& m : measures) {
-    loaded.names.push_back(m.name);
-    add_loaded_measure(std::move(m));
-  }
+  Loaded loaded{register_loaded(std::move(measures), "plugin " + path)};
   g_order.push_back(key);
   return g_loaded.emplace(key, std::move(loaded)).first->second.names;
 }

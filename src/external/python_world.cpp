@@ -341,16 +341,9 @@ std::vector<std::string> load_python_world(const std::string& file, const Python
     check_declaration(m);
     measures.push_back(std::move(m));
   }
-  for (const auto& m : measures)
-    for (const Measure* x : world_registry().all())
-      if (x->name == m.name) throw InputError(source + ": measure " + m.name + " is already registered");
+  Loaded loaded{register_loaded(std::move(measures), source)};
   pool->give(std::move(first));
   g_pools.push_back(pool);
-  Loaded loaded;
-  for (auto& m : measures) {
-    loaded.names.push_back(m.name);
-    add_loaded_measure(std::move(m));
-  }
   g_order.push_back(key);
   return g_loaded.emplace(key, std::move(loaded)).first->second.names;
 }

@@ -155,6 +155,18 @@ Measure measure_from_declaration(const json& j, const std::string& source) {
   return m;
 }
 
+std::vector<std::string> register_loaded(std::vector<Measure> measures, const std::string& source) {
+  for (const auto& m : measures)
+    for (const Measure* x : world_registry().all())
+      if (x->name == m.name) throw InputError(source + ": measure " + m.name + " is already registered");
+  std::vector<std::string> names;
+  for (auto& m : measures) {
+    names.push_back(m.name);
+    add_loaded_measure(std::move(m));
+  }
+  return names;
+}
+
 void check_record(const Measure& m, const Record& r) {
   for (const auto& x : m.metrics) {
     const bool set = x.series ? std::any_of(r.series.begin(), r.series.end(), [&](const auto& s) { return s.first == x.name; })
