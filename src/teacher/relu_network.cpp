@@ -9,9 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#if defined(__SSE__)
-#include <immintrin.h>
-#endif
+#include "scalinglab/core/simd.hpp"
 
 namespace scalinglab::teacher {
 
@@ -32,55 +30,26 @@ namespace {
 // tile's rows inside; pass 2 walks them again with the block's gradients in registers. A large d
 // is split into chunks of columns, one pass over the tile each (pass 1 adds to the partial H).
 
-#if defined(__AVX512F__)
-constexpr int kWidest = 16, kRegisters = 32;
-#elif defined(__AVX__)
-constexpr int kWidest = 8, kRegisters = 16;
-#else
-constexpr int kWidest = 4, kRegisters = 16;
-#endif
+constexpr int kWidest = simd::kLanes<float>, kRegisters = simd::kRegisters;
 constexpr int kMaxD = 12;  // the most columns of W a kernel holds in registers
 
-// A vector of L floats (GCC/Clang vector extensions: the compiler maps it to the widest registers
-// it has, or splits it); L = 1 is a plain float.
 template <int L>
-struct VecOf {
-  typedef float type __attribute__((vector_size(4 * L)));
-};
-template <>
-struct VecOf<1> {
-  typedef float type;
-};
-template <int L>
-using Vec = typename VecOf<L>::type;
-
+using Vec = simd::Simd<float, L>;
 template <int L>
 inline Vec<L> load(const float* p) {
-  Vec<L> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return simd::load<float, L>(p);
 }
 template <int L>
 inline void store(float* p, Vec<L> v) {
-  std::memcpy(p, &v, sizeof v);
+  simd::store<float, L>(p, v);
 }
 template <int L>
 inline Vec<L> splat(float x) {
-  return Vec<L>{} + x;
+  return simd::splat<float, L>(x);
 }
 template <int L>
 inline Vec<L> relu(Vec<L> h) {
-  return h > Vec<L>{} ? h : Vec<L>{};
-}
-template <int L>
-inline float lane_sum(Vec<L> v) {  // in lane order: the same bits every time
-  if constexpr (L == 1) {
-    return v;
-  } else {
-    float s = v[0];
-    for (int j = 1; j < L; ++j) s += v[j];
-    return s;
-  }
+  return simd::relu<float, L>(h);
 }
 
 // Vectors of neurons per block for a chunk of D columns: pass 2 holds D V gradient vectors, V of
@@ -105,13 +74,46 @@ struct Shape {
   int d, rows, nblocks;
 };
 
-// Pass 1 over the columns k0 .. k0 + D - 1 of d: Ht <- the tile's H (its partial sums when first
-// is false: the chunk is added to them), and when last, facc (rows x L, zeros on entry) += per-lane
-// sums of ReLU(h) a over the blocks.
+// Pass 1 over the columns k0 .. k0 + D - 1: Ht <- the tile's H (its partial sums when first is
+// false: the chunk is added to them), and when last, facc (rows x L, zeros on entry) += per-lane
+// sums of ReLU(h) a over the blocks. R rows at a time: their sums are independent chains of D
+// FMAs, which keeps both FMA pipes busy where one block is a single vector (AVX2, d ~ 10).
+template <int L, int D, int V, int R>
+inline void pass1_rows(const Vec<L> (&w)[D][V], const Vec<L> (&av)[V], const float* __restrict x, int stride,
+                       bool first, bool last, float* __restrict ht, float* __restrict facc) {
+  Vec<L> h[R][V];
+  for (int q = 0; q < R; ++q)
+    for (int v = 0; v < V; ++v) {
+      const Vec<L> x0 = splat<L>(x[q * stride]);
+      h[q][v] = first ? w[0][v] * x0 : load<L>(ht + q * V * L + v * L) + w[0][v] * x0;
+    }
+  for (int k = 1; k < D; ++k)
+    for (int q = 0; q < R; ++q) {
+      const Vec<L> xk = splat<L>(x[q * stride + k]);
+      for (int v = 0; v < V; ++v) h[q][v] += w[k][v] * xk;
+    }
+  for (int q = 0; q < R; ++q) {
+    for (int v = 0; v < V; ++v) store<L>(ht + q * V * L + v * L, h[q][v]);
+    if (last) {
+      Vec<L> f = load<L>(facc + q * L);
+      for (int v = 0; v < V; ++v) f += relu<L>(h[q][v]) * av[v];
+      store<L>(facc + q * L, f);
+    }
+  }
+}
+
+// Rows of pass 1 taken together: as many as the registers hold next to the block's weights.
+constexpr int pass1_rows_of(int D, int V, int L) {
+  if (L == 1) return 1;
+  const int free = kRegisters - D * V - V - 1;  // weights, a, one broadcast
+  const int r = free / V;
+  return r >= 4 ? 4 : (r >= 2 ? 2 : 1);
+}
+
 template <int L, int D, int V>
 void pass1(const float* __restrict Wp, const float* __restrict ap, const float* __restrict X, Shape s, int k0,
            bool first, bool last, float* __restrict Ht, float* __restrict facc) {
-  constexpr int VL = V * L;
+  constexpr int VL = V * L, R = pass1_rows_of(D, V, L);
   for (int nb = 0; nb < s.nblocks; ++nb) {
     Vec<L> w[D][V], av[V];
     const float* wb = Wp + (static_cast<std::ptrdiff_t>(nb) * s.d + k0) * VL;
@@ -119,21 +121,13 @@ void pass1(const float* __restrict Wp, const float* __restrict ap, const float* 
       for (int v = 0; v < V; ++v) w[k][v] = load<L>(wb + k * VL + v * L);
     for (int v = 0; v < V; ++v) av[v] = load<L>(ap + nb * VL + v * L);
     float* ht = Ht + static_cast<std::ptrdiff_t>(nb) * s.rows * VL;
-    for (int r = 0; r < s.rows; ++r) {
-      const float* x = X + static_cast<std::ptrdiff_t>(r) * s.d + k0;
-      Vec<L> h[V];
-      for (int v = 0; v < V; ++v) h[v] = first ? w[0][v] * splat<L>(x[0]) : load<L>(ht + r * VL + v * L) + w[0][v] * splat<L>(x[0]);
-      for (int k = 1; k < D; ++k) {
-        const Vec<L> xk = splat<L>(x[k]);
-        for (int v = 0; v < V; ++v) h[v] += w[k][v] * xk;
-      }
-      for (int v = 0; v < V; ++v) store<L>(ht + r * VL + v * L, h[v]);
-      if (last) {
-        Vec<L> f = load<L>(facc + r * L);
-        for (int v = 0; v < V; ++v) f += relu<L>(h[v]) * av[v];
-        store<L>(facc + r * L, f);
-      }
-    }
+    int r = 0;
+    for (; r + R <= s.rows; r += R)
+      pass1_rows<L, D, V, R>(w, av, X + static_cast<std::ptrdiff_t>(r) * s.d + k0, s.d, first, last, ht + r * VL,
+                             facc + r * L);
+    for (; r < s.rows; ++r)
+      pass1_rows<L, D, V, 1>(w, av, X + static_cast<std::ptrdiff_t>(r) * s.d + k0, s.d, first, last, ht + r * VL,
+                             facc + r * L);
   }
 }
 
@@ -176,7 +170,7 @@ using Pass2 = void (*)(const float*, const float*, const float*, Shape, int, boo
 
 template <int L>
 float row_sum(const float* lanes) {
-  return lane_sum<L>(load<L>(lanes));
+  return simd::lane_sum<float, L>(load<L>(lanes));
 }
 
 // The passes for 1 .. kMaxD columns with as many vectors per block as the registers allow (d in
@@ -261,27 +255,6 @@ void pack(const MatrixRF& W, const VectorF& a, const Kernel& k, float* Wp, float
   }
 }
 
-// Square roots of the lanes, correctly rounded (the instructions where there are some).
-template <int L>
-inline Vec<L> lane_sqrt(Vec<L> x) {
-  if constexpr (L == 1) {
-    return std::sqrt(x);
-  } else {
-#if defined(__AVX512F__)
-    if constexpr (L == 16) return _mm512_sqrt_ps(x);
-#endif
-#if defined(__AVX__)
-    if constexpr (L == 8) return _mm256_sqrt_ps(x);
-#endif
-#if defined(__SSE__)
-    if constexpr (L == 4) return _mm_sqrt_ps(x);
-#endif
-    Vec<L> r = x;
-    for (int j = 0; j < L; ++j) r[j] = std::sqrt(x[j]);
-    return r;
-  }
-}
-
 // One Adam update of `size` parameters, PyTorch's formulation (step = lr sqrt(c2) / c1, eps_hat =
 // eps sqrt(c2)), L lanes at a time.
 template <int L>
@@ -298,7 +271,7 @@ void adam_update(float* __restrict theta, const float* __restrict g, float* __re
       const Vec<L> vk = b2 * load<L>(v + k) + c2 * gk * gk;
       store<L>(m + k, mk);
       store<L>(v + k, vk);
-      store<L>(theta + k, load<L>(theta + k) - st * mk / (lane_sqrt<L>(vk) + eh));
+      store<L>(theta + k, load<L>(theta + k) - st * mk / (simd::sqrt<float, L>(vk) + eh));
     }
   }
   for (; k < size; ++k) {
