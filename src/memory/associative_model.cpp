@@ -80,7 +80,7 @@ namespace {
 
 double gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
                 const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
-                MatrixRD* w_second_moment, FactoredGradient* w_factors) {
+                MatrixRD* w_second_moment) {
   Activations& a = activations();
   features_of_batch(spec, p, xs, a);
   const double loss = head_forward_backward(spec, p.U, ys, weights, a);
@@ -100,12 +100,7 @@ double gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<u
     for (std::size_t i = 0; i < xs.size(); ++i) grad->E.row(xs[i]) += a.dH.row(static_cast<Eigen::Index>(i));
     return loss;
   }
-  if (w_factors) {
-    w_factors->A = a.dH;
-    w_factors->B = a.X;
-  } else {
-    grad->W.noalias() = a.dH.transpose() * a.X;  // sum_i dh_i e_{x_i}^T
-  }
+  grad->W.noalias() = a.dH.transpose() * a.X;  // sum_i dh_i e_{x_i}^T
   if (w_second_moment) {
     // g_i = (dh_i / w_i) e_i^T, so sum_i w_i g_i^2 = sum_i (dh_i^2 / w_i) (e_i^2)^T.
     thread_local MatrixRD dH2;
@@ -128,13 +123,7 @@ double gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<u
 double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
                          const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
                          MatrixRD* w_second_moment) {
-  return gradient(spec, p, xs, ys, weights, grad, w_second_moment, nullptr);
-}
-
-double loss_and_factored_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
-                                  const std::vector<uint32_t>& ys, const std::vector<double>& weights,
-                                  ModelParams* grad, FactoredGradient* w_factors) {
-  return gradient(spec, p, xs, ys, weights, grad, nullptr, w_factors);
+  return gradient(spec, p, xs, ys, weights, grad, w_second_moment);
 }
 
 double sgd_step(const ModelSpec& spec, ModelParams& p, const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys,
@@ -158,11 +147,12 @@ double sgd_step(const ModelSpec& spec, ModelParams& p, const std::vector<uint32_
 }
 
 double head_step(const ModelSpec& spec, const MatrixRD& U, const MatrixRD& H, const std::vector<uint32_t>& ys,
-                 const std::vector<double>& weights, MatrixRD& dH) {
+                 const std::vector<double>& weights, MatrixRD& dH, MatrixRD* grad_U) {
   Activations& a = activations();
   a.H = H;
   const double loss = head_forward_backward(spec, U, ys, weights, a);
   dH = a.dH;
+  if (grad_U) grad_U->noalias() = a.dZ.transpose() * a.Hb;
   return loss;
 }
 

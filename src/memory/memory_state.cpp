@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "scalinglab/memory/adaptive_step.hpp"
+
 namespace scalinglab::memory {
 
 const char* path_name(StatePath p) {
@@ -26,9 +28,8 @@ class DenseState final : public MemoryState {
       sgd_step(model_, p_, xs, ys, w, opt_spec_.lr * lr_factor);
       return;
     }
-    if (opt_spec_.adaptive() && model_.learns_W()) {  // W's gradient formed block by block
-      loss_and_factored_gradient(model_, p_, xs, ys, w, &grad_, &factors_);
-      opt_.step(p_, grad_, factors_, lr_factor);
+    if (adaptive_step_applies(model_, opt_spec_)) {  // two passes over W, no d x d gradient
+      adaptive_step(model_, p_, opt_, xs, ys, w, lr_factor);
       return;
     }
     const bool normalized = opt_spec_.kind == OptimizerKind::sgd_normalized;
@@ -44,7 +45,6 @@ class DenseState final : public MemoryState {
   OptimizerSpec opt_spec_;
   ModelParams p_, grad_;
   MatrixRD second_;
-  FactoredGradient factors_;
   Optimizer opt_;
 };
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "scalinglab/core/simd.hpp"
+
 namespace scalinglab::memory {
 
 OptimizerKind parse_optimizer(const std::string& name) {
@@ -30,6 +32,28 @@ double ScheduleSpec::factor(long t) const {
   return 1.0;
 }
 
+namespace {
+
+// Adam on entries [from, to), L at a time (the square root keeps the scalar loop from vectorising).
+template <int L>
+void adam_entries(double* __restrict th, const double* __restrict gr, double* __restrict mm, double* __restrict vv,
+                  Eigen::Index from, Eigen::Index to, double lr, double b1, double b2, double eps, double c1, double c2) {
+  using V = simd::Simd<double, L>;
+  const V vb1 = simd::splat<double, L>(b1), vc1 = simd::splat<double, L>(1 - b1), vb2 = simd::splat<double, L>(b2),
+          vc2 = simd::splat<double, L>(1 - b2), vlr = simd::splat<double, L>(lr), veps = simd::splat<double, L>(eps),
+          bias1 = simd::splat<double, L>(c1), bias2 = simd::splat<double, L>(c2);
+  for (Eigen::Index i = from; i + L <= to; i += L) {
+    const V g = simd::load<double, L>(gr + i);
+    const V m = vb1 * simd::load<double, L>(mm + i) + vc1 * g;
+    const V v = vb2 * simd::load<double, L>(vv + i) + vc2 * g * g;
+    simd::store<double, L>(mm + i, m);
+    simd::store<double, L>(vv + i, v);
+    simd::store<double, L>(th + i, simd::load<double, L>(th + i) - vlr * (m / bias1) / (simd::sqrt<double, L>(v / bias2) + veps));
+  }
+}
+
+}  // namespace
+
 Optimizer::Optimizer(const OptimizerSpec& spec, const ModelSpec& model, const ModelParams& shape)
     : spec_(spec), model_(model), d_(static_cast<double>(shape.E.cols())) {
   if (spec_.kind == OptimizerKind::signsgd) spec_.beta1 = spec_.beta2 = 0;  // Adam with betas (0, 0)
@@ -46,10 +70,10 @@ void Optimizer::update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD
     theta.noalias() -= lr * g;
     return;
   }
-  update_entries(theta.data(), g.data(), m.size() ? m.data() : nullptr, v.size() ? v.data() : nullptr, theta.size(), lr);
+  apply(theta.data(), g.data(), m.size() ? m.data() : nullptr, v.size() ? v.data() : nullptr, theta.size(), lr);
 }
 
-void Optimizer::update_entries(double* th, const double* gr, double* mm, double* vv, Eigen::Index n, double lr) const {
+void Optimizer::apply(double* th, const double* gr, double* mm, double* vv, Eigen::Index n, double lr) const {
   if (spec_.kind == OptimizerKind::sgd) {
     for (Eigen::Index i = 0; i < n; ++i) th[i] -= lr * gr[i];
     return;
@@ -61,16 +85,39 @@ void Optimizer::update_entries(double* th, const double* gr, double* mm, double*
     for (Eigen::Index i = 0; i < n; ++i) th[i] -= lr * gr[i] / (std::fabs(gr[i]) + eps);
     return;
   }
-  const double c1 = 1 - std::pow(b1, static_cast<double>(t_)), c2 = 1 - std::pow(b2, static_cast<double>(t_));
-  for (Eigen::Index i = 0; i < n; ++i) {
-    mm[i] = b1 * mm[i] + (1 - b1) * gr[i];
-    vv[i] = b2 * vv[i] + (1 - b2) * gr[i] * gr[i];
-    th[i] -= lr * (mm[i] / c1) / (std::sqrt(vv[i] / c2) + eps);
-  }
+  constexpr int L = simd::kLanes<double>;
+  const Eigen::Index body = n - n % L;
+  adam_entries<L>(th, gr, mm, vv, 0, body, lr, b1, b2, eps, c1_, c2_);
+  adam_entries<1>(th, gr, mm, vv, body, n, lr, b1, b2, eps, c1_, c2_);
+}
+
+void Optimizer::begin_step() {
+  ++t_;
+  c1_ = 1 - std::pow(spec_.beta1, static_cast<double>(t_));
+  c2_ = 1 - std::pow(spec_.beta2, static_cast<double>(t_));
+}
+
+double Optimizer::tensor_lr(Tensor which, double scale) const {
+  // Maximal-update scaling for Adam (Appendix B.1): sign-like steps of size lr/d on W and
+  // lr/sqrt(d) on the embeddings keep ||W e_x|| and ||e_x|| of order 1.
+  const bool scaled = spec_.adaptive() && spec_.lr_scaling;
+  const double lr = spec_.lr * scale;
+  if (!scaled) return lr;
+  return which == Tensor::W ? lr / d_ : lr / std::sqrt(d_);
+}
+
+void Optimizer::update_entries(Tensor which, MatrixRD& theta, Eigen::Index offset, Eigen::Index count, const double* g,
+                               double scale) {
+  if (spec_.kind != OptimizerKind::sgd && !spec_.adaptive())
+    throw std::invalid_argument("update_entries is for sgd, adam and signsgd");
+  MatrixRD& m = which == Tensor::W ? m_.W : which == Tensor::E ? m_.E : m_.U;
+  MatrixRD& v = which == Tensor::W ? v_.W : which == Tensor::E ? v_.E : v_.U;
+  apply(theta.data() + offset, g, m.size() ? m.data() + offset : nullptr, v.size() ? v.data() + offset : nullptr, count,
+        tensor_lr(which, scale));
 }
 
 void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const MatrixRD* w_second_moment) {
-  ++t_;
+  begin_step();
   if (spec_.kind == OptimizerKind::sgd_normalized) {
     if (!w_second_moment || model_.kind != ModelKind::matrix)
       throw std::invalid_argument("sgd_normalized needs the matrix model and the gradients' second moment");
@@ -87,36 +134,8 @@ void Optimizer::step(ModelParams& p, const ModelParams& g, double scale, const M
     p.W.array() -= lr * g.W.array() / ((*w_second_moment).array() - g.W.array().square() + spec_.eps).max(spec_.eps).sqrt();
     return;
   }
-  const bool adam = spec_.adaptive() && spec_.lr_scaling;
-  const double lr = spec_.lr * scale;
-  // Maximal-update scaling for Adam (Appendix B.1): sign-like steps of size lr/d on W and
-  // lr/sqrt(d) on the embeddings keep ||W e_x|| and ||e_x|| of order 1.
-  const double lr_w = adam ? lr / d_ : lr, lr_emb = adam ? lr / std::sqrt(d_) : lr;
+  const double lr_w = tensor_lr(Tensor::W, scale), lr_emb = tensor_lr(Tensor::E, scale);
   if (model_.learns_W()) update(p.W, g.W, m_.W, v_.W, lr_w);
-  if (model_.learns_E()) update(p.E, g.E, m_.E, v_.E, lr_emb);
-  if (model_.learns_U()) update(p.U, g.U, m_.U, v_.U, lr_emb);
-}
-
-void Optimizer::step(ModelParams& p, const ModelParams& g, const FactoredGradient& w_grad, double scale) {
-  if (spec_.kind != OptimizerKind::sgd && !spec_.adaptive())
-    throw std::invalid_argument("a factored gradient is for sgd, adam and signsgd");
-  ++t_;
-  const bool adam = spec_.adaptive() && spec_.lr_scaling;
-  const double lr = spec_.lr * scale;
-  const double lr_w = adam ? lr / d_ : lr, lr_emb = adam ? lr / std::sqrt(d_) : lr;
-  if (model_.learns_W()) {
-    // Rows [r, r + rows) of A^T B in a buffer that stays in cache, then their update.
-    const Eigen::Index d = p.W.rows(), cols = p.W.cols(), rows = std::min<Eigen::Index>(d, 32);
-    block_.resize(rows, cols);
-    const bool moments = m_.W.size() > 0;
-    for (Eigen::Index r = 0; r < d; r += rows) {
-      const Eigen::Index h = std::min(rows, d - r);
-      block_.topRows(h).noalias() = w_grad.A.middleCols(r, h).transpose() * w_grad.B;
-      const Eigen::Index at = r * cols;
-      update_entries(p.W.data() + at, block_.data(), moments ? m_.W.data() + at : nullptr,
-                     moments ? v_.W.data() + at : nullptr, h * cols, lr_w);
-    }
-  }
   if (model_.learns_E()) update(p.E, g.E, m_.E, v_.E, lr_emb);
   if (model_.learns_U()) update(p.U, g.U, m_.U, v_.U, lr_emb);
 }

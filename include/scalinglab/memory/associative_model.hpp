@@ -56,18 +56,6 @@ double loss_and_gradient(const ModelSpec& spec, const ModelParams& p, const std:
                          const std::vector<uint32_t>& ys, const std::vector<double>& weights, ModelParams* grad,
                          MatrixRD* w_second_moment = nullptr);
 
-// The gradient of W in factored form, sum_i a_i b_i^T = A^T B with A, B k x d (rank <= k, the
-// number of distinct inputs in the batch): what an optimizer needs to form it block by block.
-struct FactoredGradient {
-  MatrixRD A, B;
-};
-
-// loss_and_gradient for the linear models without forming W's gradient: grad->W is left alone
-// and `w_factors` receives its factors (grad->E and grad->U as usual).
-double loss_and_factored_gradient(const ModelSpec& spec, const ModelParams& p, const std::vector<uint32_t>& xs,
-                                  const std::vector<uint32_t>& ys, const std::vector<double>& weights,
-                                  ModelParams* grad, FactoredGradient* w_factors);
-
 // Features of every input, N x d: row x is n(W e_x) (relu: n(ReLU(e_x))), what U reads.
 MatrixRD all_features(const ModelSpec& spec, const ModelParams& p);
 
@@ -78,9 +66,9 @@ double sgd_step(const ModelSpec& spec, ModelParams& p, const std::vector<uint32_
                 const std::vector<double>& weights, double lr);
 
 // The head alone, from given features H (k x d, before the norm) of inputs with labels ys: the
-// loss, and in dH its gradient with respect to H. U is fixed.
+// loss, and in dH its gradient with respect to H; in grad_U, when given, the gradient of U.
 double head_step(const ModelSpec& spec, const MatrixRD& U, const MatrixRD& H, const std::vector<uint32_t>& ys,
-                 const std::vector<double>& weights, MatrixRD& dH);
+                 const std::vector<double>& weights, MatrixRD& dH, MatrixRD* grad_U = nullptr);
 
 // Logits of every input, N x M.
 MatrixRD all_logits(const ModelSpec& spec, const ModelParams& p);

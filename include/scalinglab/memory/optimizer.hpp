@@ -52,19 +52,32 @@ class Optimizer {
   // One update of the learned tensors of `p` with gradient `g`, learning-rate multiplier `scale`.
   // sgd_normalized also needs the weighted second moment of W's per-example gradients.
   void step(ModelParams& p, const ModelParams& g, double scale, const MatrixRD* w_second_moment = nullptr);
-  // The same step (sgd or adam) with W's gradient given as factors A^T B: it is formed a block of
-  // rows at a time, next to the update of those rows, so the d x d gradient never goes to memory.
-  void step(ModelParams& p, const ModelParams& g, const FactoredGradient& w_grad, double scale);
+
+  // A step taken a block of rows at a time (adaptive_step.hpp): begin_step once, then update_rows
+  // for the rows of each learned tensor, each with its gradient; rows not updated stay as they are.
+  // The same arithmetic as step(), entry by entry (sgd, adam, signsgd).
+  enum class Tensor { W, E, U };
+  void begin_step();
+  void update_rows(Tensor which, MatrixRD& theta, Eigen::Index first, Eigen::Index rows, const double* g, double scale) {
+    update_entries(which, theta, first * theta.cols(), rows * theta.cols(), g, scale);
+  }
+  // Entries [offset, offset + count) of theta's row-major storage, g their gradient.
+  void update_entries(Tensor which, MatrixRD& theta, Eigen::Index offset, Eigen::Index count, const double* g,
+                      double scale);
+  // Whether the step keeps moments (adam with nonzero betas): a zero gradient then still moves an entry.
+  bool keeps_moments() const { return m_.W.size() > 0; }
+  const OptimizerSpec& spec() const { return spec_; }
 
  private:
   void update(MatrixRD& theta, const MatrixRD& g, MatrixRD& m, MatrixRD& v, double lr);
   // The update of n entries starting at `at` of a tensor (and of its moments m, v when kept).
-  void update_entries(double* theta, const double* g, double* m, double* v, Eigen::Index n, double lr) const;
-  MatrixRD block_;  // a block of rows of W's gradient
+  void apply(double* theta, const double* g, double* m, double* v, Eigen::Index n, double lr) const;
+  double tensor_lr(Tensor which, double scale) const;
   OptimizerSpec spec_;
   ModelSpec model_;
   ModelParams m_, v_;
   long t_ = 0;
+  double c1_ = 1, c2_ = 1;  // Adam's bias corrections at step t_
   double d_;
 };
 
