@@ -9,6 +9,8 @@
 //   f         learnable model, Adam betas (0, 0), lr = 1, batch 16, T = 8000, d = 1000
 //   a_dense   case a with span_update = false (the generic dense step), for information
 //   b_dense   case b with span_update = false
+//   f_definition  case f with the Adam step by its definition (fused_adaptive = false): the errors
+//             of f must equal these (the two-pass step is the same step, up to the sums' rounding)
 // bench/reference/memory_train_torch.py runs the same loops in PyTorch; bench/run_memory_train.sh
 // compares the two.
 //
@@ -18,7 +20,11 @@
 // fixed cost is reported separately (`setup_seconds`: median time of a one-step run of the same
 // spec) together with `loop_seconds_per_step` = (total - setup) / (steps - 1).
 //
-// Output: one JSON object on stdout. Usage: bench_memory_train [reps=5] [threads=1] [cases=a,b,c,d,e,f,a_dense,b_dense]
+// Concurrency: each case also runs as `copies` copies at once, one per thread (how a sweep runs its
+// tasks), reported as each copy's time per step and the efficiency t_1 / t_copies.
+//
+// Output: one JSON object on stdout (with the vector instruction set the kernels were built for).
+// Usage: bench_memory_train [reps=5] [threads=1] [cases=a,b,c,d,e,f,a_dense,b_dense,f_definition] [copies=2]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +34,7 @@
 
 #include "bench_timing.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/simd.hpp"
 #include "scalinglab/memory/training.hpp"
 
 using namespace scalinglab;
@@ -94,6 +101,9 @@ std::vector<Case> all_cases() {
   f.batch = 16;
   f.T = 16.0 * 500;
   cs.push_back({"f", f});
+  TrainSpec fd = f;
+  fd.fused_adaptive = false;
+  cs.push_back({"f_definition", fd});
   TrainSpec ad = a;
   ad.span_update = false;
   cs.push_back({"a_dense", ad});
@@ -118,10 +128,12 @@ bool selected(const std::string& list, const std::string& name) {
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
-  const std::string which = argc > 3 ? argv[3] : "a,b,c,d,e,f,a_dense,b_dense";
+  const std::string which = argc > 3 ? argv[3] : "a,b,c,d,e,f,a_dense,b_dense,f_definition";
+  const int copies = argc > 4 ? std::max(1, std::atoi(argv[4])) : 2;
   set_blas_threads(threads);
 
-  std::printf("{\"impl\": \"scalinglab\", \"threads\": %d, \"reps\": %d, \"cases\": {", threads, reps);
+  std::printf("{\"impl\": \"scalinglab\", \"instruction_set\": \"%s\", \"threads\": %d, \"reps\": %d, \"cases\": {",
+              simd::instruction_set(), threads, reps);
   bool first = true;
   for (const Case& c : all_cases()) {
     if (!selected(which, c.name)) continue;
@@ -152,6 +164,17 @@ int main(int argc, char** argv) {
       errors.push_back(res.error);
       steps = res.steps;
     }
+    // The same run on `copies` threads at once (a sweep's tasks, one per core): each copy's time per
+    // step against the single run's (parallel efficiency t_1 / t_copies; memory bandwidth and the
+    // shared cache are what it measures).
+    std::vector<double> t_concurrent;
+    for (int r = 0; r < reps; ++r) {
+      const auto sec = concurrent_seconds(copies, [&](int copy) {
+        Stream s(2000 + static_cast<uint64_t>(r * copies + copy));
+        (void)train_memory(c.spec, s);
+      });
+      t_concurrent.insert(t_concurrent.end(), sec.begin(), sec.end());
+    }
     const double total = median(t_total), setup = median(t_setup);
     std::printf("%s\n  \"%s\": {\"steps\": %ld, \"batch\": %g, \"T\": %g, \"d\": %zu, \"path\": \"%s\", \"seconds_total\": %.9g,",
                 first ? "" : ",", c.name.c_str(), steps, c.spec.batch, c.spec.T, c.spec.d, path_name(state_path(c.spec)),
@@ -159,10 +182,12 @@ int main(int argc, char** argv) {
     std::printf(" \"seconds_per_step\": %.9g, \"setup_seconds\": %.9g, \"loop_seconds_per_step\": %.9g,",
                 total / static_cast<double>(steps), setup,
                 steps > 1 ? std::max(0.0, total - setup) / static_cast<double>(steps - 1) : total);
+    std::printf(" \"concurrent\": {\"copies\": %d, \"seconds_per_step\": %.9g, \"efficiency\": %.4f},", copies,
+                median(t_concurrent) / static_cast<double>(steps), total / median(t_concurrent));
     std::printf(" \"seconds_reps\": [");
     for (int r = 0; r < reps; ++r) std::printf("%s%.6g", r ? ", " : "", t_total[static_cast<std::size_t>(r)]);
     std::printf("], \"errors\": [");
-    for (int r = 0; r < reps; ++r) std::printf("%s%.6f", r ? ", " : "", errors[static_cast<std::size_t>(r)]);
+    for (int r = 0; r < reps; ++r) std::printf("%s%.17g", r ? ", " : "", errors[static_cast<std::size_t>(r)]);
     std::printf("]}");
     std::fflush(stdout);
     first = false;

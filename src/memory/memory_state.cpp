@@ -20,15 +20,15 @@ namespace {
 
 class DenseState final : public MemoryState {
  public:
-  DenseState(const ModelSpec& model, const OptimizerSpec& opt, const ModelParams& init)
-      : model_(model), opt_spec_(opt), p_(init), opt_(opt, model, init) {}
+  DenseState(const ModelSpec& model, const OptimizerSpec& opt, const ModelParams& init, bool fused_adaptive)
+      : model_(model), opt_spec_(opt), p_(init), opt_(opt, model, init), fused_adaptive_(fused_adaptive) {}
   void step(const std::vector<uint32_t>& xs, const std::vector<uint32_t>& ys, const std::vector<double>& w,
             double lr_factor) override {
     if (opt_spec_.kind == OptimizerKind::sgd) {  // fused: no d x d gradient
       sgd_step(model_, p_, xs, ys, w, opt_spec_.lr * lr_factor);
       return;
     }
-    if (adaptive_step_applies(model_, opt_spec_)) {  // two passes over W, no d x d gradient
+    if (fused_adaptive_ && adaptive_step_applies(model_, opt_spec_)) {  // two passes over W, no d x d gradient
       adaptive_step(model_, p_, opt_, xs, ys, w, lr_factor);
       return;
     }
@@ -46,6 +46,7 @@ class DenseState final : public MemoryState {
   ModelParams p_, grad_;
   MatrixRD second_;
   Optimizer opt_;
+  bool fused_adaptive_;
 };
 
 // Logits of every input are L0 + G P with P = A K (M x N), where L0 = U W_0 E^T, G = U U^T,
@@ -127,13 +128,13 @@ class FeatureState final : public MemoryState {
 }  // namespace
 
 std::unique_ptr<MemoryState> make_memory_state(StatePath path, const ModelSpec& model, const OptimizerSpec& opt,
-                                               const ModelParams& init) {
+                                               const ModelParams& init, bool fused_adaptive) {
   switch (path) {
     case StatePath::span: return std::make_unique<SpanState>(model, opt, init);
     case StatePath::features: return std::make_unique<FeatureState>(model, opt, init);
     case StatePath::dense: break;
   }
-  return std::make_unique<DenseState>(model, opt, init);
+  return std::make_unique<DenseState>(model, opt, init, fused_adaptive);
 }
 
 }  // namespace scalinglab::memory

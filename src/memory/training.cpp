@@ -158,7 +158,7 @@ TrainResult train_memory(const TrainSpec& spec, Stream& stream) {
                                 : static_cast<long>((static_cast<uint64_t>(spec.T) + batch - 1) / batch);
   ScheduleSpec schedule = spec.schedule;
   schedule.total_steps = steps;
-  const auto state = make_memory_state(state_path(spec), spec.model, spec.optimizer, p);
+  const auto state = make_memory_state(state_path(spec), spec.model, spec.optimizer, p, spec.fused_adaptive);
 
   std::vector<uint32_t> xs, ys;
   std::vector<double> weights;

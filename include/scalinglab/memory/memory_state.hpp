@@ -33,8 +33,9 @@ class MemoryState {
   virtual const ModelParams& params() const = 0;
 };
 
-// The state for `path`, starting from `init` (which it copies).
+// The state for `path`, starting from `init` (which it copies). fused_adaptive: the dense state
+// takes Adam and signSGD steps with adaptive_step (else by their definition).
 std::unique_ptr<MemoryState> make_memory_state(StatePath path, const ModelSpec& model, const OptimizerSpec& opt,
-                                               const ModelParams& init);
+                                               const ModelParams& init, bool fused_adaptive = true);
 
 }  // namespace scalinglab::memory

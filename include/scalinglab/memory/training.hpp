@@ -49,6 +49,10 @@ struct TrainSpec {
   // O(d^2)), the feature update with layer norm when N <= 2d (O(N d) instead of O(d^2)).
   // `false` forces the dense path (tests compare them).
   bool span_update = true;
+  // Adam and signSGD with a learned W: the two-pass step of adaptive_step.hpp; `false` takes the
+  // step by its definition (the full d x d gradient, then Optimizer::step), which tests and the
+  // benchmark compare it with.
+  bool fused_adaptive = true;
   // Record the logit matrix (u_y^T n(W_t e_x))_{y,x} after this many steps (0: at initialisation;
   // -1: never), for the pictures of Figures 6, 14 and 15.
   long snapshot_step = -1;
