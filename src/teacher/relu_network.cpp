@@ -74,46 +74,13 @@ struct Shape {
   int d, rows, nblocks;
 };
 
-// Pass 1 over the columns k0 .. k0 + D - 1: Ht <- the tile's H (its partial sums when first is
-// false: the chunk is added to them), and when last, facc (rows x L, zeros on entry) += per-lane
-// sums of ReLU(h) a over the blocks. R rows at a time: their sums are independent chains of D
-// FMAs, which keeps both FMA pipes busy where one block is a single vector (AVX2, d ~ 10).
-template <int L, int D, int V, int R>
-inline void pass1_rows(const Vec<L> (&w)[D][V], const Vec<L> (&av)[V], const float* __restrict x, int stride,
-                       bool first, bool last, float* __restrict ht, float* __restrict facc) {
-  Vec<L> h[R][V];
-  for (int q = 0; q < R; ++q)
-    for (int v = 0; v < V; ++v) {
-      const Vec<L> x0 = splat<L>(x[q * stride]);
-      h[q][v] = first ? w[0][v] * x0 : load<L>(ht + q * V * L + v * L) + w[0][v] * x0;
-    }
-  for (int k = 1; k < D; ++k)
-    for (int q = 0; q < R; ++q) {
-      const Vec<L> xk = splat<L>(x[q * stride + k]);
-      for (int v = 0; v < V; ++v) h[q][v] += w[k][v] * xk;
-    }
-  for (int q = 0; q < R; ++q) {
-    for (int v = 0; v < V; ++v) store<L>(ht + q * V * L + v * L, h[q][v]);
-    if (last) {
-      Vec<L> f = load<L>(facc + q * L);
-      for (int v = 0; v < V; ++v) f += relu<L>(h[q][v]) * av[v];
-      store<L>(facc + q * L, f);
-    }
-  }
-}
-
-// Rows of pass 1 taken together: as many as the registers hold next to the block's weights.
-constexpr int pass1_rows_of(int D, int V, int L) {
-  if (L == 1) return 1;
-  const int free = kRegisters - D * V - V - 1;  // weights, a, one broadcast
-  const int r = free / V;
-  return r >= 4 ? 4 : (r >= 2 ? 2 : 1);
-}
-
+// Pass 1 over the columns k0 .. k0 + D - 1 of d: Ht <- the tile's H (its partial sums when first
+// is false: the chunk is added to them), and when last, facc (rows x L, zeros on entry) += per-lane
+// sums of ReLU(h) a over the blocks.
 template <int L, int D, int V>
 void pass1(const float* __restrict Wp, const float* __restrict ap, const float* __restrict X, Shape s, int k0,
            bool first, bool last, float* __restrict Ht, float* __restrict facc) {
-  constexpr int VL = V * L, R = pass1_rows_of(D, V, L);
+  constexpr int VL = V * L;
   for (int nb = 0; nb < s.nblocks; ++nb) {
     Vec<L> w[D][V], av[V];
     const float* wb = Wp + (static_cast<std::ptrdiff_t>(nb) * s.d + k0) * VL;
@@ -121,13 +88,21 @@ void pass1(const float* __restrict Wp, const float* __restrict ap, const float* 
       for (int v = 0; v < V; ++v) w[k][v] = load<L>(wb + k * VL + v * L);
     for (int v = 0; v < V; ++v) av[v] = load<L>(ap + nb * VL + v * L);
     float* ht = Ht + static_cast<std::ptrdiff_t>(nb) * s.rows * VL;
-    int r = 0;
-    for (; r + R <= s.rows; r += R)
-      pass1_rows<L, D, V, R>(w, av, X + static_cast<std::ptrdiff_t>(r) * s.d + k0, s.d, first, last, ht + r * VL,
-                             facc + r * L);
-    for (; r < s.rows; ++r)
-      pass1_rows<L, D, V, 1>(w, av, X + static_cast<std::ptrdiff_t>(r) * s.d + k0, s.d, first, last, ht + r * VL,
-                             facc + r * L);
+    for (int r = 0; r < s.rows; ++r) {
+      const float* x = X + static_cast<std::ptrdiff_t>(r) * s.d + k0;
+      Vec<L> h[V];
+      for (int v = 0; v < V; ++v) h[v] = first ? w[0][v] * splat<L>(x[0]) : load<L>(ht + r * VL + v * L) + w[0][v] * splat<L>(x[0]);
+      for (int k = 1; k < D; ++k) {
+        const Vec<L> xk = splat<L>(x[k]);
+        for (int v = 0; v < V; ++v) h[v] += w[k][v] * xk;
+      }
+      for (int v = 0; v < V; ++v) store<L>(ht + r * VL + v * L, h[v]);
+      if (last) {
+        Vec<L> f = load<L>(facc + r * L);
+        for (int v = 0; v < V; ++v) f += relu<L>(h[v]) * av[v];
+        store<L>(facc + r * L, f);
+      }
+    }
   }
 }
 
