@@ -5,6 +5,7 @@
 // bench/reference/factor_train_torch.py times the same steps in PyTorch; bench/run_factor.sh
 // compares them. Usage: bench_factor_train [reps=5] [threads=2] [steps=5]. Prints one JSON object.
 #include <Eigen/Dense>
+#include <cblas.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,8 @@
 
 #include "bench_timing.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/simd.hpp"
+#include "scalinglab/core/vector_exp.hpp"
 #include "scalinglab/factor/adam.hpp"
 #include "scalinglab/factor/factor_task.hpp"
 #include "scalinglab/factor/factor_training.hpp"
@@ -61,7 +64,8 @@ double products_alone(std::size_t rows, std::size_t chunk, std::size_t d, std::s
       A.noalias() = U * W1.transpose();
       G.noalias() = U * W3.transpose();
       Z.noalias() += A * W2.transpose();
-      logits.noalias() = U * Wout.transpose();
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(c), static_cast<int>(m), static_cast<int>(D), 1.0f,
+                  U.data(), static_cast<int>(D), Wout.data(), static_cast<int>(D), 0.0f, logits.data(), static_cast<int>(m));
       gWout.noalias() += logits.transpose() * U;
       dU.noalias() = logits * Wout;
       gW2.noalias() += dU.transpose() * A;
@@ -76,21 +80,32 @@ double products_alone(std::size_t rows, std::size_t chunk, std::size_t d, std::s
   return best;
 }
 
-// Exponentials per second on one core: Eigen's vectorised exp (the one the loss head and the gates
-// use) over a row of 4096 floats held in L1, the best of `reps`.
-double exp_rate(int reps) {
+// Exponentials per second on one core over a row of 4096 floats held in L1, the best of `reps`:
+// the loss head's kernel (exp(z - max) and its sum, core/vector_exp.hpp) and Eigen's vectorised
+// exp (the gates').
+struct ExpRates {
+  double head, eigen;
+};
+ExpRates exp_rates(int reps) {
   Eigen::ArrayXf x = Eigen::ArrayXf::Random(4096) * 20.0f - 10.0f, y(4096);
   const int inner = 2000;
-  double best = 1e300;
+  double best_head = 1e300, best_eigen = 1e300, sink = 0;
   for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
+    auto t0 = Clock::now();
+    for (int k = 0; k < inner; ++k) {
+      y = x;
+      sink += exp_shift_sum_float(y.data(), 4096, static_cast<float>(k & 1));
+    }
+    best_head = std::min(best_head, seconds_since(t0));
+    t0 = Clock::now();
     for (int k = 0; k < inner; ++k) {
       y = (x - static_cast<float>(k & 1)).exp();
       x(k & 4095) += y(0) * 1e-30f;  // keeps the loop from being hoisted
     }
-    best = std::min(best, seconds_since(t0));
+    best_eigen = std::min(best_eigen, seconds_since(t0));
   }
-  return 4096.0 * inner / best;
+  if (sink == 42) std::printf(" ");
+  return {4096.0 * inner / best_head, 4096.0 * inner / best_eigen};
 }
 }  // namespace
 
@@ -122,18 +137,18 @@ int main(int argc, char** argv) {
   struct Case {
     const char* name;
     bool soft;
-    std::vector<double> seconds, fraction;
+    std::vector<double> seconds, fraction, seconds_one;
   };
-  std::vector<Case> cases = {{"compression", true, {}, {}}, {"single_pass", false, {}, {}}};
-  auto step = [&](const Case& c) {
+  std::vector<Case> cases = {{"compression", true, {}, {}, {}}, {"single_pass", false, {}, {}, {}}};
+  auto step = [&](const Case& c, int workers) {
     Targets t;
     if (c.soft) t.row = [&](std::size_t x, float* out) { task.row(x, out); }, t.neg_entropy = neg_entropy.data();
     else t.labels = by.data();
-    engine.loss_and_gradient(net, c.soft ? all.data() : bx.data(), c.soft ? N : B, t, grad.data(), true, false, threads);
-    adam.step(net.theta.data(), grad.data(), 0, net.size(), 1e-4, threads);
+    engine.loss_and_gradient(net, c.soft ? all.data() : bx.data(), c.soft ? N : B, t, grad.data(), true, false, workers);
+    adam.step(net.theta.data(), grad.data(), 0, net.size(), 1e-4, workers);
   };
   for (auto& c : cases)
-    for (int w = 0; w < 2; ++w) step(c);
+    for (int w = 0; w < 2; ++w) step(c, threads);
   // Each repetition measures the sgemm rate next to the steps, so that a machine whose clock
   // drifts during the run compares like with like; medians over repetitions.
   std::vector<double> rates;
@@ -141,47 +156,64 @@ int main(int argc, char** argv) {
     const double rate = sgemm_rate(threads, 3);
     rates.push_back(rate);
     for (auto& c : cases) {
-      const auto t0 = Clock::now();
-      for (int k = 0; k < steps; ++k) step(c);
+      auto t0 = Clock::now();
+      for (int k = 0; k < steps; ++k) step(c, threads);
       const double sec = seconds_since(t0) / steps;
       const double flops = static_cast<double>(c.soft ? N : B) * flops_per_sample(64, 128, 1, M);
       c.seconds.push_back(sec);
       c.fraction.push_back(flops / sec / rate);
+      // The same steps on one thread: the speed-up of `threads` over one, next to it in time.
+      t0 = Clock::now();
+      for (int k = 0; k < steps; ++k) step(c, 1);
+      c.seconds_one.push_back(seconds_since(t0) / steps);
     }
   }
-  // Where the CPU time of a step goes (one extra pass of `steps` steps with the engine's phase clock,
-  // the Adam update timed around it), against each phase's own bound on this machine: the products
-  // at the one-core share of the sgemm rate, the exponentials of the head (rows x M) and of the
-  // gates (2 rows x h) at Eigen's exp rate on one core.
-  const double exps_per_second = exp_rate(5);
-  std::vector<double> products_bound(cases.size());
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    products_bound[i] = products_alone(cases[i].soft ? N : B, 256, 64, 128, M, 3);
+  // Where the CPU time of a step goes (passes of `steps` steps with the engine's phase clock, the
+  // Adam update timed around it), against each phase's own bound on this machine: the products at
+  // the one-core share of the sgemm rate and alone at their shapes (measured next to each pass, so
+  // that the ratio of the two compares like with like; medians over `reps` passes), the
+  // exponentials of the head (rows x M) at its kernel's rate and of the gates (2 rows x h) at Eigen's.
+  const ExpRates exps_per_second = exp_rates(5);
+  std::vector<std::vector<double>> products_bound(cases.size()), step_ratio(cases.size());
   std::vector<PhaseSeconds> phases(cases.size());
   std::vector<double> adam_seconds(cases.size(), 0.0);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    engine.time_phases(&phases[i]);
-    for (int k = 0; k < steps; ++k) {
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
-      Targets t;
-      if (c.soft) t.row = [&](std::size_t x, float* out) { task.row(x, out); }, t.neg_entropy = neg_entropy.data();
-      else t.labels = by.data();
-      engine.loss_and_gradient(net, c.soft ? all.data() : bx.data(), c.soft ? N : B, t, grad.data(), true, false, threads);
-      const auto t0 = Clock::now();
-      adam.step(net.theta.data(), grad.data(), 0, net.size(), 1e-4, threads);
-      adam_seconds[i] += seconds_since(t0) * threads;
+      const double alone = products_alone(c.soft ? N : B, engine.chunk_rows(), 64, 128, M, 1);
+      PhaseSeconds pass;
+      double adam_pass = 0;
+      engine.time_phases(&pass);
+      for (int k = 0; k < steps; ++k) {
+        Targets t;
+        if (c.soft) t.row = [&](std::size_t x, float* out) { task.row(x, out); }, t.neg_entropy = neg_entropy.data();
+        else t.labels = by.data();
+        engine.loss_and_gradient(net, c.soft ? all.data() : bx.data(), c.soft ? N : B, t, grad.data(), true, false, threads);
+        const auto t0 = Clock::now();
+        adam.step(net.theta.data(), grad.data(), 0, net.size(), 1e-4, threads);
+        adam_pass += seconds_since(t0) * threads;
+      }
+      engine.time_phases(nullptr);
+      const double cpu = (pass.products + pass.head + pass.targets + pass.elementwise + pass.reduction + adam_pass) / steps;
+      products_bound[i].push_back(alone);
+      step_ratio[i].push_back(cpu / alone);
+      phases[i].products += pass.products / reps, phases[i].head += pass.head / reps;
+      phases[i].targets += pass.targets / reps, phases[i].elementwise += pass.elementwise / reps;
+      phases[i].reduction += pass.reduction / reps;
+      adam_seconds[i] += adam_pass / reps;
     }
-    engine.time_phases(nullptr);
   }
-  std::printf("{\"impl\": \"scalinglab\", \"threads\": %d, \"reps\": %d, \"sgemm_rate\": %.6g, \"cases\": {", threads,
-              reps, median(rates));
+  std::printf("{\"impl\": \"scalinglab\", \"instruction_set\": \"%s\", \"threads\": %d, \"reps\": %d, \"sgemm_rate\": %.6g, "
+              "\"cases\": {", simd::instruction_set(), threads, reps, median(rates));
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     const std::size_t rows = c.soft ? N : B;
     const double sec = median(c.seconds), flops = static_cast<double>(rows) * flops_per_sample(64, 128, 1, M);
     std::printf("%s\"%s\": {\"N\": %zu, \"M\": %zu, \"d\": 64, \"h\": 128, \"L\": 1, \"batch\": %zu, "
-                "\"flops_per_step\": %.0f, \"seconds_per_step\": %.6g, \"flop_rate\": %.6g, \"sgemm_fraction\": %.4f, ",
-                i ? ", " : "", c.name, N, M, rows, flops, sec, flops / sec, median(c.fraction));
+                "\"flops_per_step\": %.0f, \"seconds_per_step\": %.6g, \"flop_rate\": %.6g, \"sgemm_fraction\": %.4f, "
+                "\"seconds_per_step_one_thread\": %.6g, \"step_over_products_alone\": %.4f, ",
+                i ? ", " : "", c.name, N, M, rows, flops, sec, flops / sec, median(c.fraction), median(c.seconds_one),
+                median(step_ratio[i]));
     // CPU-seconds per step by phase, and the phases' bounds (CPU-seconds at this machine's rates).
     const PhaseSeconds& p = phases[i];
     const double per = 1.0 / steps, core_rate = median(rates) / threads;
@@ -189,10 +221,10 @@ int main(int argc, char** argv) {
     std::printf("\"cpu_seconds\": {\"products\": %.6g, \"head\": %.6g, \"targets\": %.6g, \"elementwise\": %.6g, "
                 "\"reduction\": %.6g, \"adam\": %.6g}, "
                 "\"bound_seconds\": {\"products\": %.6g, \"products_alone\": %.6g, \"head_exp\": %.6g, \"gate_exp\": %.6g}, "
-                "\"exp_rate\": %.6g, \"parameters\": %zu}",
+                "\"exp_rate\": %.6g, \"exp_rate_eigen\": %.6g, \"parameters\": %zu}",
                 p.products * per, p.head * per, p.targets * per, p.elementwise * per, p.reduction * per,
-                adam_seconds[i] * per, flops / core_rate, products_bound[i], head_exps / exps_per_second, gate_exps / exps_per_second,
-                exps_per_second, net.size());
+                adam_seconds[i] * per, flops / core_rate, median(products_bound[i]), head_exps / exps_per_second.head,
+                gate_exps / exps_per_second.eigen, exps_per_second.head, exps_per_second.eigen, net.size());
   }
   std::printf("}}\n");
 }

@@ -17,7 +17,8 @@ ours, ref = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 # Targets: (minimum ratio to PyTorch, minimum fraction of one core's sgemm rate).
 target = {"a": (5.0, None), "b": (5.0, 0.5)}
 sgemm = ours["sgemm_rate"]
-print(f"two-layer ReLU network, one Adam step, float32, threads=1, reps={ours['reps']} (medians); torch {ref['torch']}")
+print(f"two-layer ReLU network, one Adam step, float32, threads=1, reps={ours['reps']} (medians); torch {ref['torch']}; "
+      f"kernels built for {ours['instruction_set']} ({ours['kernel_lanes']} float lanes)")
 print(f"one core's sgemm (OpenBLAS, 1024^3, float32): {sgemm/1e9:.1f} GFLOP/s")
 print("FLOPs per step: 4 B n d (the two products) + 4 B n (f += ReLU(h) a, grad_a += ReLU(h) delta)")
 for name, o in ours["cases"].items():
@@ -29,4 +30,7 @@ for name, o in ours["cases"].items():
     print(f"({name}) n={o['n']} d={o['d']} batch={o['batch']}: scalinglab {o['seconds_per_step']*1e6:.1f} us/step, "
           f"{o['flop_rate']/1e9:.1f} GFLOP/s = {o['sgemm_fraction']:.1%} of sgemm | torch {r['seconds_per_step']*1e6:.1f} us/step | "
           f"ratio x{ratio:.2f}  [target {words}: {'met' if ok else 'NOT met'}]")
+    conc = o["concurrent"]
+    print(f"    {conc['copies']} copies at once (one per thread, as a sweep runs): {conc['seconds_per_step']*1e6:.1f} us/step each, "
+          f"parallel efficiency {conc['efficiency']:.2f}")
 PY

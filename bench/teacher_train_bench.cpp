@@ -18,6 +18,7 @@
 
 #include "bench_timing.hpp"
 #include "scalinglab/core/parallel.hpp"
+#include "scalinglab/core/simd.hpp"
 #include "scalinglab/teacher/relu_network.hpp"
 
 using namespace scalinglab;
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
   // Each repetition measures the sgemm rate next to the steps (a machine whose clock drifts, or
   // that is shared, then compares like with like); medians over repetitions.
   std::vector<double> rates;
-  std::printf("{\"impl\": \"scalinglab\", \"threads\": 1, \"reps\": %d, \"cases\": {", reps);
+  std::printf("{\"impl\": \"scalinglab\", \"instruction_set\": \"%s\", \"kernel_lanes\": %d, \"threads\": 1, \"reps\": %d, "
+              "\"cases\": {", simd::instruction_set(), detail::relu_kernel_lanes(), reps);
   bool first = true;
   for (const Case& c : cases) {
     if (which.find(c.name) == std::string::npos) continue;
@@ -81,10 +83,26 @@ int main(int argc, char** argv) {
       t.push_back(sec);
       fraction.push_back(flops / sec / rate);
     }
+    // Two copies at once, one per thread (a sweep's tasks): each copy's time per step, and the
+    // efficiency t_1 / t_2 (the shared L3 cache and memory are what it measures).
+    std::vector<double> t2;
+    for (int r = 0; r < reps; ++r) {
+      const auto secs = concurrent_seconds(2, [&](int copy) {
+        Stream sc(100 + static_cast<uint64_t>(copy));
+        ReluNetwork own(c.d, c.n, sc);
+        NetworkOptimizer o2;
+        double sk = 0;
+        for (int k = 0; k < c.steps; ++k) sk += own.train_step(X, y, o2);
+        if (sk == 42) std::printf(" ");
+      });
+      for (double x : secs) t2.push_back(x / c.steps);
+    }
     const double sec = median(t);
     std::printf("%s\n  \"%s\": {\"n\": %zu, \"d\": %zu, \"batch\": %zu, \"flops_per_step\": %.0f, \"seconds_per_step\": %.6g, "
-                "\"flop_rate\": %.6g, \"sgemm_fraction\": %.4f, \"checksum\": %.6g}",
-                first ? "" : ",", c.name.c_str(), c.n, c.d, c.batch, flops, sec, flops / sec, median(fraction), sink);
+                "\"flop_rate\": %.6g, \"sgemm_fraction\": %.4f, \"concurrent\": {\"copies\": 2, \"seconds_per_step\": %.6g, "
+                "\"efficiency\": %.4f}, \"checksum\": %.6g}",
+                first ? "" : ",", c.name.c_str(), c.n, c.d, c.batch, flops, sec, flops / sec, median(fraction), median(t2),
+                sec / median(t2), sink);
     first = false;
   }
   std::printf("\n}, \"sgemm_rate\": %.6g}\n", rates.empty() ? 0.0 : median(rates));

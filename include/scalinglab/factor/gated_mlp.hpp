@@ -92,10 +92,11 @@ class MlpEngine {
                            float* grad, bool train_embedding, bool want_loss, int threads);
   // Logits for the given inputs (rows x M, row-major): tests and inspection.
   std::vector<float> logits(const GatedMlp& net, const uint32_t* inputs, std::size_t rows);
+  // Rows per chunk: the row count of the products the engine gives the BLAS (the benchmark's bound).
+  std::size_t chunk_rows() const;
 
  private:
   struct Workspace;
-  std::size_t chunk_rows() const;
   double run_chunk(const GatedMlp& net, const uint32_t* inputs, std::size_t rows, const Targets& targets,
                    std::size_t first_row, float scale, float* grad_shard, float* dz0, Workspace& w, bool want_grad,
                    bool want_loss, float* logits_out, bool overwrite_grad);
