@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 
+from . import _extrapolation_folder
 from . import _scalinglab as _core
 from ._custom_methods import _custom_method
 from ._run_messages import _run_terms
@@ -43,7 +44,7 @@ def _whole(value, name, low, high, default=""):
 
 
 def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None, bootstrap=None, threads=0,
-                resume=False, quiet=True, custom=None, frame=True):
+                resume=False, overwrite=False, quiet=True, custom=None, frame=True):
     """Which scaling-law fit can be trusted far beyond its data? Runs the extrapolation benchmark,
     as `scalinglab extrapolate --benchmark WORLD.toml ...`, and returns an Extrapolation.
 
@@ -56,8 +57,11 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
     worlds: a path or a list of paths. methods: method names as on the command line ("approach2",
     "approach3:delta=inf", "porian", "law:E + A/N^a + B/D^b", ...; None: the defaults). profile:
     each file's [profile.NAME] overrides ("quick"). out: the results folder (default
-    results/extrapolation-benchmark; an existing one needs resume=True, which keeps the runs already
-    done). replications, bootstrap: override the files' (bootstrap 0: no intervals, else 20 or more).
+    results/extrapolation-benchmark). A folder that already holds a benchmark's results is an error
+    unless resume=True (the runs done are kept, the methods fitted again) or overwrite=True (its
+    previous results are deleted first: only a folder holding nothing but what a benchmark writes,
+    its tables, figures and run folders, never through a symbolic link). replications, bootstrap:
+    override the files' (bootstrap 0: no intervals, else 20 or more).
     threads: 0 uses all cores. quiet=False prints progress on stderr.
 
     custom: {name: fn} methods written in Python, scored with the built-in ones. fn(table, budgets)
@@ -102,6 +106,9 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
     reps = 0 if replications is None else _whole(replications, "replications", 1, 100000, " (None: the files')")
     boot = -1 if bootstrap is None else _whole(bootstrap, "bootstrap", 0, 100000, " (None: the files')")
     threads = _whole(threads, "threads", 0, 1024, " (0: all cores)")
+    if overwrite and resume:
+        raise ValueError("extrapolate: resume=True keeps the results that overwrite=True deletes: give one of them")
+    folder = "results/extrapolation-benchmark" if out is None else os.fspath(out)
     from . import _has_pandas  # the package's, looked up at each call, as run's table does
 
     frames = bool(frame) and _has_pandas()
@@ -113,14 +120,25 @@ def extrapolate(worlds, *, methods=None, profile="", out=None, replications=None
             raise ValueError(f"extrapolate: custom method {name!r} is {type(fn).__name__}, not a callable "
                              f"fn(table, budgets)")
         external[name] = _custom_method(name, fn, frames, raised)
+    used = (f"extrapolate: {folder} already holds an extrapolation benchmark's results: pass resume=True to "
+            "continue it (the runs done are kept), overwrite=True to delete them and run again, or choose another out=")
+    if overwrite:
+        missing = [f for f in files if not os.path.isfile(f)]  # (a misspelt world deletes nothing)
+        if missing:
+            raise ValueError(f"extrapolate: no world file {missing[0]}; nothing was deleted")
+        _extrapolation_folder.clear(folder)
+    elif not resume and _extrapolation_folder.holds_results(folder):
+        raise ValueError(used)
     try:
         report = _core.extrapolate_benchmark(files, "" if out is None else os.fspath(out), profile, methods, reps,
                                              boot, threads, bool(resume), bool(quiet), "", external)
     except ValueError as e:
         if any(e is r for r in raised):  # from a custom method (its own, or its malformed return): as it was
             raise
+        if not resume and "already holds results" in str(e):  # a run folder inside: the user's folder is meant
+            raise ValueError(used) from None
         raise ValueError(_run_terms(str(e))) from None  # the core's: keywords instead of command-line options
-    folder = report.get("out_dir") or ("results/extrapolation-benchmark" if out is None else os.fspath(out))
+    folder = report.get("out_dir") or folder
     result = Extrapolation(report=report, out=folder)
     if frames:
         import pandas as pd

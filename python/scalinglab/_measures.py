@@ -2,7 +2,7 @@
 (`scalinglab eval MEASURE k=v ... --json`, with Python's numbers)."""
 
 from . import _scalinglab as _core
-from ._values import _metric, _param, _text
+from ._values import _as_given, _metric, _param, _text
 
 
 def measures():
@@ -55,7 +55,10 @@ def eval(measure, /, *, threads=0, **params):  # noqa: A001 (the CLI's verb)
     This is `scalinglab eval MEASURE k=v ... --json`, with inf as float("inf"), null as nan, and
     params and metrics in declaration order. Raises ValueError naming a bad parameter.
     """
-    out = _core.evaluate(measure, {k: _text(v) for k, v in params.items()}, int(threads))
+    try:
+        out = _core.evaluate(measure, {k: _text(v) for k, v in params.items()}, int(threads))
+    except ValueError as e:
+        raise ValueError(_as_given(str(e), params)) from None
     decl = describe(measure)
     order = [p["name"] for p in decl["params"]]
     metric_order = [m["name"] for m in decl["metrics"]]

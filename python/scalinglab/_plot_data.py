@@ -100,3 +100,48 @@ def _columns(data):
         return {str(k): np.asarray(v) for k, v in data.items()}, {}
     raise TypeError(f"plot: data must be a table (dict of arrays, as scalinglab.run returns), a pandas "
                     f"DataFrame or a results directory, not {type(data).__name__}")
+
+
+def _varies(column):
+    """Whether a column takes more than one value (gaps left out)."""
+    if _numeric_kind(column):
+        values = column.astype(np.float64)
+        return len(np.unique(values[~np.isnan(values)])) > 1
+    return len({str(v) for v in column if str(v) != ""}) > 1
+
+
+def _numeric_kind(column):
+    return column.dtype.kind in "fiub"
+
+
+def _swept(columns, sweep):
+    """The parameters a results directory's sweep varies, in its grid's order: the [grid] axes,
+    then those a profile adds, kept when the table shows them varying (a profile or set= may have
+    fixed one)."""
+    names = list(sweep.get("grid", {})) if isinstance(sweep.get("grid"), dict) else []
+    profiles = sweep.get("profile", {})
+    for over in (profiles.values() if isinstance(profiles, dict) else ()):
+        grid = over.get("grid", {}) if isinstance(over, dict) else {}
+        names += [n for n in (grid if isinstance(grid, dict) else ()) if n not in names]
+    return [n for n in names if n in columns and _varies(columns[n])]
+
+
+def _defaults(columns, sweep, x, series):
+    """(x, y, series, fixed) for a results directory whose sweep has no [plot] x and y, those given
+    kept: x the first swept parameter holding numbers, y the first scalar metric (the first column
+    with _std and _sem columns), series the next swept parameter, or the parts when several; fixed
+    {parameter: value} holds each other swept parameter at its first value, so that no curve runs
+    through the points of several of its values. None for what the sweep cannot give."""
+    swept = _swept(columns, sweep)
+    if x is None:
+        x = next((n for n in swept if _numeric_kind(columns[n])), None)
+    y = next((m for m in columns if f"{m}_std" in columns and f"{m}_sem" in columns and _numeric_kind(columns[m])),
+             None)
+    others = [n for n in swept if n not in (x, series)]
+    if series is None:
+        series = others.pop(0) if others else "part" if "part" in columns and _varies(columns["part"]) else None
+    fixed = {}
+    for n in others:
+        values = [v for v in columns[n] if not (v == "" or (isinstance(v, float) and math.isnan(v)))]
+        fixed[n] = values[0]
+    return x, y, series, fixed

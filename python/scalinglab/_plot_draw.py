@@ -4,8 +4,8 @@ reference lines last."""
 
 import numpy as np
 
-from ._plot_style import (AXES_SIZE, BAND_ALPHA, BAND_ALPHA_MANY, BAND_FLOOR, LINE_WIDTH, MARKER_SIZE, MAX_MARKERS,
-                          THEORY_WIDTH, THIN_WIDTH)
+from ._plot_style import (AXES_SIZE, BAND_ALPHA, BAND_FLOOR, LINE_WIDTH, MARKER_SIZE, MAX_MARKERS, THEORY_WIDTH,
+                          THIN_WIDTH, band_alpha)
 
 
 def _axes(ax, logs):
@@ -26,8 +26,9 @@ def _axes(ax, logs):
 
 def _draw(ax, drawn, ref_lines, columns, xs_all, band, logs):
     """Draws the curves and the reference lines into ax; returns (handles, texts, band_entry,
-    band_cut): the legend's lines and texts, its entry for the bands (None without bands), and the
-    number of points whose band a log y axis cut."""
+    band_cut, bands): the legend's lines and texts, its entry for the bands (None without bands),
+    the number of points whose band a log y axis cut, and each band drawn as (index of its curve's
+    legend entry, x, lower edge, upper edge, line)."""
     from matplotlib.collections import PolyCollection
     from matplotlib.patches import Patch
 
@@ -39,9 +40,11 @@ def _draw(ax, drawn, ref_lines, columns, xs_all, band, logs):
         spread = np.where(np.isfinite(spread), spread, 0.0)
         return spread if np.any(spread > 0) else None
 
-    # Many overlapping bands would darken into a grey mass: lighter ones from four curves on.
-    band_alpha = BAND_ALPHA_MANY if sum(spread_of(c) is not None for c in drawn) > 3 else BAND_ALPHA
-    handles, texts, banded, band_cut = [], [], False, 0
+    # Many overlapping bands would darken into a grey mass: each in its curve's colour, lighter the
+    # more curves have one.
+    banded = [c for c in drawn if spread_of(c) is not None]
+    alpha = band_alpha(len(banded))
+    handles, texts, bands, band_cut = [], [], [], 0
     for layer in (False, True):  # simulations first, theory on top
         for c in drawn:
             if c.theory != layer:
@@ -51,7 +54,7 @@ def _draw(ax, drawn, ref_lines, columns, xs_all, band, logs):
             if c.theory:
                 line, = ax.plot(px, py, color=c.colour, lw=THEORY_WIDTH, ls="--", dashes=(4, 2.5), zorder=3)
             else:
-                spread = spread_of(c)
+                spread, edges = spread_of(c), None
                 if spread is not None:
                     lo, hi = py - spread, py + spread
                     if "y" in logs:
@@ -63,11 +66,11 @@ def _draw(ax, drawn, ref_lines, columns, xs_all, band, logs):
                     # On a log axis the view follows a band only within a factor 3 of the mean: a band
                     # rising by decades leaves the frame rather than squash the curves.
                     outline = np.column_stack([np.r_[px, px[::-1]], np.r_[hi, lo[::-1]]])
-                    ax.add_collection(PolyCollection([outline], facecolors=c.colour, alpha=band_alpha, lw=0,
-                                                     zorder=1), autolim=False)
+                    ax.add_collection(PolyCollection([outline], facecolors=c.colour, alpha=alpha, lw=0, zorder=1),
+                                      autolim=False)
                     view_hi = np.minimum(hi, py * BAND_FLOOR) if "y" in logs else hi
                     ax.update_datalim(np.column_stack([np.r_[px, px], np.r_[lo, view_hi]]))
-                    banded = True
+                    edges = (px, lo, hi)
                 marker = "o" if len(px) <= MAX_MARKERS else None
                 if c.thin:
                     line, = ax.plot(px, py, color=c.colour, lw=THIN_WIDTH, marker=marker, ms=MARKER_SIZE * 1.3,
@@ -75,12 +78,38 @@ def _draw(ax, drawn, ref_lines, columns, xs_all, band, logs):
                 else:
                     line, = ax.plot(px, py, color=c.colour, lw=LINE_WIDTH, marker=marker, ms=MARKER_SIZE, zorder=2)
             line.set_label(c.label)
+            if not c.theory and edges is not None:
+                bands.append((len(handles), *edges, line))
             handles.append(line)
             texts.append(c.label)
     for rx, ry, colour, style, width, label in ref_lines:
         line, = ax.plot(rx, ry, color=colour, lw=width, ls=style, zorder=3.5, label=label)
         handles.append(line)
         texts.append(label)
-    band_entry = (Patch(facecolor="#808080", alpha=min(1.0, 2 * band_alpha), lw=0),
-                  f"band: ± 1 {band} over runs") if banded else None
-    return handles, texts, band_entry, band_cut
+    # The band's entry: a swatch in each banded curve's colour (as dark as two bands, to be seen).
+    colours = list(dict.fromkeys(c.colour for c in banded))
+    band_entry = (tuple(Patch(facecolor=colour, alpha=2 * BAND_ALPHA, lw=0) for colour in colours),
+                  f"band: ± 1 {band} over runs") if bands else None
+    return handles, texts, band_entry, band_cut, bands
+
+
+def _thin_bands(ax, bands, texts, band_entry):
+    """Says in the legend which bands are everywhere thinner than their curve's line at the axes'
+    limits and size (the many runs of a sem make it so), where the legend would promise a band no
+    one can see: the band's entry when it is every band, else the entry of each such curve. Returns
+    the band's entry."""
+    dpi = ax.figure.figure.dpi
+    thin = []
+    for index, px, lo, hi, line in bands:
+        top = ax.transData.transform(np.column_stack([px, hi]))[:, 1]
+        bottom = ax.transData.transform(np.column_stack([px, lo]))[:, 1]
+        if np.all(np.abs(top - bottom) < line.get_linewidth() * dpi / 72):
+            thin.append((index, line))
+    if not thin:
+        return band_entry
+    if len(thin) == len(bands):
+        return band_entry[0], band_entry[1] + " (thinner than the line)"
+    for index, line in thin:
+        texts[index] += " (band thinner than the line)"
+        line.set_label(texts[index])
+    return band_entry

@@ -5,17 +5,17 @@ the notes under the x axis label, a figure made here grown to hold them)."""
 import warnings
 
 from ._plot_style import LEGEND_BELOW, NOTE_COLOUR
-from ._plot_text import plain as _plain
+from ._plot_text import user_text as _user_text
 
 
 def _relabel(kept_curves, legend):
-    """The legend texts of a [plot] legend (or legend=), shown as written."""
+    """The legend texts of a [plot] legend (or legend=), shown as written, powers raised."""
     for key, text in legend.items():
         hits = [c for c in kept_curves if c.raw == str(key)]
         if not hits:
             warnings.warn(f"plot: legend: no curve is labelled {str(key)!r}", stacklevel=3)
         for c in hits:
-            c.label = _plain(text)
+            c.label = _user_text(text)
 
 
 def _plural(n, word="point"):
@@ -74,7 +74,11 @@ def _legend_and_notes(fig, ax, state):
         note_height = note.get_window_extent(renderer).height / dpi + gap
     state["note"] = note
     legend, below = None, False
-    kwargs = dict(frameon=False, fontsize="small", handlelength=2.6, borderaxespad=0.0)
+    from matplotlib.legend_handler import HandlerTuple
+
+    # The band's entry is a tuple of swatches, one per colour, side by side.
+    kwargs = dict(frameon=False, fontsize="small", handlelength=2.6, borderaxespad=0.0,
+                  handler_map={tuple: HandlerTuple(ndivide=None, pad=0)})
     if handles:
         legend = ax.legend(handles, texts, loc="upper left", bbox_to_anchor=(1.03, 1.0), **kwargs)
         if legend.get_window_extent(renderer).width > LEGEND_BELOW * box.width:  # long labels: below

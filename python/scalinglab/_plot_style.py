@@ -5,7 +5,8 @@ palette, line widths and bands, the grid and spines, and tick labels of short lo
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#8c564b", "#7f7f7f", "#bcbd22")
 BAND_ALPHA = 0.18
-BAND_ALPHA_MANY = 0.10    # bands of more than three curves: lighter, so that overlaps stay readable
+BAND_ALPHA_MANY = 0.10    # bands of four curves: lighter, so that overlaps stay readable (and lighter with more)
+BAND_ALPHA_LEAST = 0.04   # the lightest band, of ten curves and more
 BAND_FLOOR = 3            # on a log y axis a band reaches down to at most mean / BAND_FLOOR
 LINE_WIDTH = 1.8
 THIN_WIDTH = 1.0          # a simulation drawn under its theory: thin, with its markers
@@ -17,6 +18,13 @@ MAX_MARKERS = 60          # curves with more points are drawn without markers
 AXES_SIZE = (5.6, 3.5)    # inches of the data area of a figure made here
 LEGEND_BELOW = 0.7        # a legend wider than this fraction of the data area goes below it
 NOTE_COLOUR = "#555555"
+
+
+def band_alpha(n):
+    """The opacity of each band when n curves have one: BAND_ALPHA up to three, then falling as 1/n
+    (BAND_ALPHA_MANY at four), so that a stack of bands stays as light as four of them and each
+    keeps its curve's hue instead of darkening into grey."""
+    return BAND_ALPHA if n <= 3 else max(BAND_ALPHA_LEAST, BAND_ALPHA_MANY * 4 / n)
 
 
 def _style(ax, logs):

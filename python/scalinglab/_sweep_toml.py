@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+from ._values import _as_given, _shown
+
 
 def _key(key):
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
@@ -34,7 +36,7 @@ def _value(value, where):
         return _joined("[", "]", [("", path, v) for path, v in items])
     if isinstance(value, dict):
         return _joined("{", "}", [(f"{_key(str(k))} = ", f"{where}.{k}", v) for k, v in value.items()])
-    raise TypeError(f"{where}: a sweep value must be a number, string, bool, list or dict, "
+    raise TypeError(f"{where}={_shown(value)}: a sweep value must be a number, string, bool, list or dict, "
                     f"not {type(value).__name__}")
 
 
@@ -182,6 +184,34 @@ def _parameter_key(sweep, name, value, part):
     return next((p for hit, p in found if hit), found[0][1])
 
 
+_MISSING = object()
+
+
+def _at(sweep, path):
+    """The value of the dict at a key path ("grid.d[1]", "part[0].params.scheme"), or _MISSING."""
+    value = sweep
+    for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        try:
+            value = value[int(index)] if index else value[key]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return _MISSING
+    return value
+
+
+def _in_python(rest, sweep, path):
+    """The parser's words about the value at `path` with the value shown as given in Python: the
+    text the parser quotes ('true' for True) is not what the user typed, and a value of the wrong
+    shape (a list where a number goes) is named."""
+    value = _at(sweep, path)
+    if value is _MISSING or isinstance(value, dict):
+        return rest
+    name = re.split(r"[.\[]", re.sub(r"(\[\d+\])+$", "", path))[-1]
+    rest = _as_given(rest, {name: value})
+    if isinstance(value, (list, tuple, np.ndarray)) and re.search(r"\bexpected an? [^:]*$", rest):
+        rest += f", not {_shown(value.tolist() if isinstance(value, np.ndarray) else value)}"
+    return rest
+
+
 def explain(message, file, spans, sweep):
     """A parser's message about the TOML text written for `sweep` (named `file`) in the dict's
     terms: "grid.d[1]: ..." instead of "sweep.toml:7:9: [grid].d: ..."."""
@@ -189,6 +219,10 @@ def explain(message, file, spans, sweep):
     if not m:
         return message
     rest = m.group(3)
+    # The parser may cite the place twice ("f:5:6: [grid].d: f:5:6: [grid].d: expected ..."): once is enough.
+    head, cited, tail = rest.partition(message[:m.start(3)])
+    if cited and tail.startswith(head):
+        rest = tail
     if m.group(1):
         path = key_at(spans, int(m.group(1)), int(m.group(2)))
     else:  # a grid point's parameter: "grid point d=x: parameter d='x' is not a valid int"
@@ -201,4 +235,4 @@ def explain(message, file, spans, sweep):
     label = re.match(r"(top level|\[\[[\w-]+\]\](?: #\d+)?(?:[. ][\w-]+)*|\[[\w.-]+\](?:[. ][\w-]+)*|[\w-]+): ", rest)
     if label and _covers(label.group(1), path):
         rest = rest[label.end():]
-    return f"{path}: {rest}"
+    return f"{path}: {_in_python(rest, sweep, path)}"

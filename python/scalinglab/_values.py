@@ -4,6 +4,8 @@ JSON the core returns as Python numbers (inf as float("inf"), null as nan)."""
 
 import math
 import numbers
+import re
+import reprlib
 
 import numpy as np
 
@@ -28,6 +30,29 @@ def _text(value):
     if isinstance(value, (list, tuple, np.ndarray)):  # a list parameter: "0.2,0.6,0.95"
         return ",".join(_text(v) for v in value)
     return str(value)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = 8
+_REPR.maxstring = _REPR.maxother = 60
+
+
+def _shown(value):
+    """A Python value as a message shows it: as the user wrote it (its repr, cut when long)."""
+    return _REPR.repr(value)
+
+
+def _as_given(message, given):
+    """A core message with each keyword value that reached it as converted text ([16, 32] as
+    '16,32', None as 'None', True as 'true') shown as the Python value given instead: the user
+    never typed that text. given: {parameter name: Python value}."""
+    for name, value in given.items():
+        if isinstance(value, str) or (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))):
+            continue  # numbers and strings reach the core as they read in Python
+        text = re.escape(_text(value))
+        shown = f"{name}={_shown(value)}"
+        message = re.sub(rf"(?<![\w.]){re.escape(name)}=(?:'{text}'|{text}(?![\w.]))", lambda m: shown, message)
+    return message
 
 
 def _number(value):

@@ -15,9 +15,11 @@ dashed; every line has a legend entry. matplotlib is imported when a figure is d
 """
 
 import math
+import textwrap
 
 import numpy as np
 
+from ._plot_text import user_text
 from .plot import BAND_ALPHA, PALETTE, _log_labels, _renderer, _style
 
 __all__ = ["plot_fit"]
@@ -31,6 +33,11 @@ MARK_SIZE = 28          # of the few points that summarise them (minima, best ru
 CMAP = "viridis"        # the gnuplot figures' palette (viridis' five stops)
 RESIDUAL = "log(fit / data)"
 N_OPT, D_OPT, L_OPT = (f"{s}$_\\mathrm{{opt}}$" for s in "NDL")
+
+
+def _labels(f):
+    """The axis labels of a figure (the user's column names) as matplotlib text: as written, powers raised."""
+    return {k: user_text(v) for k, v in f["labels"].items()}
 
 
 def _array(values):
@@ -130,7 +137,7 @@ def _law2(fig, f, ax, name):
     logC, logN = np.log10(p["C"]), np.log10(p["N"])
     norm_C, norm_N = _norm(logC), _norm(logN)
     cmap = matplotlib.colormaps[CMAP]
-    labels, law = f["labels"], f["law_label"]
+    labels, law = _labels(f), user_text(f["law_label"])
     lo, hi = np.nanmin(p["loss"]), np.nanmax(p["loss"])
     runs = _runs(f, "runs (colour: budget C)")
     if name == "isoflop":  # the law's IsoFLOP curves over the runs (same colour: same budget)
@@ -189,18 +196,22 @@ def _law2(fig, f, ax, name):
 
 def _law1(fig, f, ax, name):
     p = {k: _array(v) for k, v in f["points"].items()}
-    labels = f["labels"]
+    labels = _labels(f)
     data = _runs(f, "data")
     if name == "law":
         ax.scatter(p["x"], p["loss"], s=POINT_SIZE, color=PALETTE[0], lw=0, label=data)
         ax.plot(_array(f["curve"]["x"]), _array(f["curve"]["loss"]), ls="--", lw=1.6, color=PALETTE[0],
-                label=f["law_label"])
-        _finish(ax, "xy", "Fitted law", labels["x"], labels["loss"])
+                label=user_text(f["law_label"]))
+        # The law's formula, its powers raised ("y = E + A x^-a" reads y = E + A x⁻ᵃ), on lines of a panel's width.
+        formula = f.get("formula")
+        title = "Fitted law" + (f": {formula}" if formula else "")
+        _finish(ax, "xy", "\n".join(user_text(line) for line in textwrap.wrap(title, 46)), labels["x"],
+                labels["loss"])
         return
     against_fit = name == "residuals"
     ax.scatter(p["fitted"] if against_fit else p["x"], p["residual"], s=POINT_SIZE, color=PALETTE[0], lw=0, label=data)
     ax.axhline(0, color="black", lw=0.8, label="zero")
-    _finish(ax, "x", "Residuals" if against_fit else f"Residuals against {f['x_symbol']}",
+    _finish(ax, "x", "Residuals" if against_fit else f"Residuals against {user_text(f['x_symbol'])}",
             "fitted loss" if against_fit else labels["x"], RESIDUAL)
 
 
@@ -211,26 +222,50 @@ def _isoflop(fig, f, ax, name):
     logC = np.log10(p["C"])
     norm = _norm(logC)
     cmap = matplotlib.colormaps[CMAP]
-    labels = f["labels"]
+    labels = _labels(f)
     m = {k: _array(v) for k, v in f["minima"].items()}
     fr = {k: (_array(v) if isinstance(v, list) else v) for k, v in f["frontier"].items()}
     level = f"{100 * f['level']:.0f}%"
     if name == "isoflop":  # the slices, their parabolas and minima
+        # Losses spanning decades (a slice's smallest models) squash the others on a linear axis: a
+        # log axis whenever every run's loss can be placed on one, else a legend line says why not.
+        # On it, a parabola (fitted to the loss, not its log) is drawn where it is above 0.
+        runs = p["loss"][np.isfinite(p["loss"])]
+        below = int(np.sum(runs <= 0))
+        logs = "x" if below else "xy"
+        cut = 0
+
+        def shown(loss):
+            nonlocal cut
+            if below:
+                return loss
+            cut += int(np.sum(loss <= 0))
+            return np.where(loss > 0, loss, np.nan)
+
         trimmed = p["trimmed"] > 0
         ax.scatter(p["N"][~trimmed], p["loss"][~trimmed], c=logC[~trimmed], cmap=CMAP, norm=norm, s=POINT_SIZE, lw=0)
         for c in f["parabolas"]:
-            ax.plot(_array(c["N"]), _array(c["loss"]), ls="--", lw=1.2, color=cmap(norm(math.log10(c["C"]))))
+            ax.plot(_array(c["N"]), shown(_array(c["loss"])), ls="--", lw=1.2, color=cmap(norm(math.log10(c["C"]))))
+        parabola_cut, cut = cut, 0
         _grey_key(ax, "points", _runs(f, "runs (colour: budget C)"))
-        _grey_key(ax, "lines", "parabola of each budget")
+        _grey_key(ax, "lines", "parabola of each budget" + (" (drawn where > 0)" if parabola_cut else ""))
         if trimmed.any():
             ax.scatter(p["N"][trimmed], p["loss"][trimmed], facecolors="none", edgecolors=cmap(norm(logC[trimmed])),
                        s=POINT_SIZE * 1.5)
             ax.scatter([], [], facecolors="none", edgecolors="#707070", s=POINT_SIZE * 1.5,
                        label="trimmed (not in the parabola)")
-        ax.scatter(m["N"], m["loss"], facecolors="none", edgecolors="black", s=MARK_SIZE * 1.6, lw=1.2,
-                   label="minimum of each parabola")
+        minima = shown(m["loss"])
+        ax.scatter(m["N"], minima, facecolors="none", edgecolors="black", s=MARK_SIZE * 1.6, lw=1.2,
+                   label="minimum of each parabola" + (f" ({cut} <= 0 not shown)" if cut else ""))
+        if below:
+            ax.plot([], [], ls="none", label=f"linear loss axis: {below} {'run has' if below == 1 else 'runs have'} "
+                                             "loss <= 0")
+        if not below and len(runs):  # the view holds the runs and minima: a parabola diving below leaves it
+            seen = np.log10(np.concatenate([runs, minima[np.isfinite(minima)]]))
+            margin = 0.08 * max(seen.max() - seen.min(), 0.01)
+            ax.set_ylim(10 ** (seen.min() - margin), 10 ** (seen.max() + margin))
         _colourbar(fig, ax, norm, "log$_{10}$ C (FLOPs)")
-        _finish(ax, "x", "IsoFLOP curves", labels["N"], labels["loss"])
+        _finish(ax, logs, "IsoFLOP curves", labels["N"], labels["loss"])
     elif name == "frontier":
         _range_span(ax, f["C_range"])
         if f["bootstrap"]:
