@@ -5,6 +5,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +42,7 @@
 #include "scalinglab/lab/limits.hpp"
 #include "scalinglab/results/aggregate.hpp"
 #include "scalinglab/results/results.hpp"
+#include "scalinglab/results/task_cache.hpp"
 #include "scalinglab/run/runner.hpp"
 
 namespace py = pybind11;
@@ -167,10 +170,11 @@ py::list table_columns(const Table& t) {
 // stops the run: running tasks finish and are recorded, then KeyboardInterrupt or that exception
 // is raised. Returns {"columns", "axes" (the swept parameters, `part` first for a sweep of parts),
 // "metrics" (the scalar metrics), "checks", "out_dir", "tasks_total", "tasks_run", "tasks_skipped",
-// "tasks_failed", "first_failure"}.
+// "tasks_failed", "first_failure", "tasks_reused", "cache_refused", "cache_dir"}. `cache_dir`: the
+// task cache read and written (empty: none).
 py::dict run_sweep_py(const std::string& path, const std::string& text, const std::string& out_dir, int threads,
                       bool resume, const std::string& profile, const std::vector<std::string>& sets, bool quiet,
-                      py::object progress, const std::string& checkpoint_every) {
+                      py::object progress, const std::string& checkpoint_every, const std::string& cache_dir) {
   RunOutcome outcome;
   Table table;
   std::vector<std::string> axes;  // the swept parameters, for the table's default columns
@@ -195,6 +199,7 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
     opts.resume = resume;
     opts.quiet = quiet;
     opts.origin = {profile, sets};
+    opts.cache_dir = cache_dir;
     // Long tasks save their state this often into OUT/checkpoints (resume=True goes on from it);
     // SIGUSR1 and SIGTERM stay the interpreter's.
     if (!checkpoint_every.empty()) opts.checkpoint_every = parse_duration(checkpoint_every, "checkpoint_every");
@@ -236,7 +241,8 @@ py::dict run_sweep_py(const std::string& path, const std::string& text, const st
                   "checks"_a = checks, "out_dir"_a = outcome.out_dir,
                   "tasks_total"_a = outcome.tasks_total, "tasks_run"_a = outcome.tasks_run,
                   "tasks_skipped"_a = outcome.tasks_skipped, "tasks_failed"_a = outcome.tasks_failed,
-                  "first_failure"_a = outcome.first_failure);
+                  "first_failure"_a = outcome.first_failure, "tasks_reused"_a = outcome.tasks_reused,
+                  "cache_refused"_a = outcome.cache_refused, "cache_dir"_a = outcome.cache_dir);
 }
 
 // Everything `run_sweep_py` would check before its first task, with no folder touched: the sweep
@@ -527,7 +533,23 @@ PYBIND11_MODULE(_scalinglab, mod) {
   mod.def("evaluate", &evaluate_text, "measure"_a, "params"_a, "threads"_a = 0);
   mod.def("run_sweep", &run_sweep_py, "path"_a, "text"_a = "", "out_dir"_a = "", "threads"_a = 0, "resume"_a = false,
           "profile"_a = "", "sets"_a = std::vector<std::string>{}, "quiet"_a = true, "progress"_a = py::none(),
-          "checkpoint_every"_a = "");
+          "checkpoint_every"_a = "", "cache_dir"_a = "");
+  mod.def("default_cache_dir", &default_cache_dir, "out_dir"_a);
+  mod.def("lab_build_id", &lab_build_id);
+  mod.def("cache_stats", [](const std::string& dir) {
+    const CacheStats s = cache_stats(dir);
+    return py::dict("entries"_a = s.entries, "bytes"_a = s.bytes, "this_build"_a = s.this_build,
+                    "unreadable"_a = s.unreadable, "temporaries"_a = s.temporaries, "by_measure"_a = s.by_measure,
+                    "by_build"_a = s.by_build, "oldest"_a = s.oldest, "newest"_a = s.newest);
+  }, "dir"_a);
+  mod.def("prune_cache", [](const std::string& dir, bool all, const std::string& older_than) {
+    PruneOptions o;
+    o.all = all;
+    if (!older_than.empty()) o.older_than = parse_duration(older_than, "older_than");
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const PruneOutcome r = prune_cache(dir, o, now);
+    return py::dict("removed"_a = r.removed, "bytes"_a = r.bytes, "kept"_a = r.kept);
+  }, "dir"_a, "all"_a = false, "older_than"_a = "");
   mod.def("check_sweep", &check_sweep_py, "path"_a, "text"_a = "", "profile"_a = "",
           "sets"_a = std::vector<std::string>{}, "threads"_a = 0, "checkpoint_every"_a = "");
   mod.def("read_file", &read_file_py, "path"_a, "max_bytes"_a, "what"_a = "file");

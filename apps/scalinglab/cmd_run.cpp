@@ -12,6 +12,7 @@
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/core/text_escape.hpp"
 #include "scalinglab/lab/checkpoint.hpp"
+#include "scalinglab/results/task_cache.hpp"
 #include "scalinglab/run/runner.hpp"
 #ifdef SCALINGLAB_HAVE_MPI
 #include "scalinglab/cluster/mpi_run.hpp"
@@ -35,6 +36,13 @@ std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
   if (v[1] < 1 || v[0] >= v[1]) throw bad();
   return {v[0], v[1]};
 }
+
+// "12 run now, 8 done before, 40 reused from results/.cache"
+std::string task_counts(const RunOutcome& r) {
+  std::string s = std::to_string(r.tasks_run) + " run now, " + std::to_string(r.tasks_skipped) + " done before";
+  if (r.tasks_reused > 0) s += ", " + std::to_string(r.tasks_reused) + " reused from " + terminal_text(r.cache_dir);
+  return s;
+}
 }  // namespace
 
 void add_run(CLI::App& app, Action& action) {
@@ -46,10 +54,10 @@ void add_run(CLI::App& app, Action& action) {
              "Exit status: 0 all checks pass, 1 a check fails, 2 bad input, 3 stopped mid-run (SIGTERM, or an\n"
              "MPI job stopped): finish with --resume.");
   struct Opts {
-    std::string file, out, shard, profile, checkpoint_every = "10m";
+    std::string file, out, shard, profile, checkpoint_every = "10m", cache;
     std::vector<std::string> sets;
     int threads = 0;
-    bool resume = false, quiet = false;
+    bool resume = false, quiet = false, no_cache = false;
   };
   auto o = std::make_shared<Opts>();
   auto plan = std::make_shared<PlanCommandOptions>();
@@ -63,6 +71,11 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--shard", o->shard, "run only tasks i, i+n, i+2n, ... of the task list (i/n); join with `merge`");
   cmd->add_option("--profile", o->profile, "apply the file's [profile.NAME] overrides (e.g. quick, paper)");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
+  cmd->add_option("--cache", o->cache,
+                  "the task cache: a task any earlier run computed (same measure, parameters, seed, run and lab build) "
+                  "is copied from it, not run again (default: .cache next to DIR, e.g. results/.cache; see "
+                  "`scalinglab cache`)");
+  cmd->add_flag("--no-cache", o->no_cache, "neither read nor write the task cache: every task runs");
   cmd->add_option("--checkpoint-every", o->checkpoint_every,
                   "long tasks (factor.train) save their state into DIR/checkpoints this often (default 10m; 0: only "
                   "on signals); SIGUSR1 saves at once, SIGTERM saves and stops (exit 3): --resume continues bit for bit");
@@ -101,6 +114,8 @@ void add_run(CLI::App& app, Action& action) {
       opts.resume = o->resume;
       opts.quiet = o->quiet;
       opts.origin = {o->profile, o->sets};
+      if (o->no_cache && !o->cache.empty()) throw InputError("--cache names a task cache and --no-cache uses none: give one of them");
+      if (!o->no_cache) opts.cache_dir = o->cache.empty() ? default_cache_dir(o->out.empty() ? "results/" + sweep.name : o->out) : o->cache;
 #ifdef SCALINGLAB_HAVE_MPI
       if (job) opts.remote = &job->workers();
 #endif
@@ -115,9 +130,9 @@ void add_run(CLI::App& app, Action& action) {
         if (r.tasks_failed > 0)
           std::fprintf(stderr, "scalinglab: %zu tasks of this shard failed (the first: %s): see %s/failures.jsonl\n",
                        r.tasks_failed, terminal_text(r.first_failure).c_str(), terminal_text(r.out_dir).c_str());
-        std::printf("shard %llu/%llu: %zu tasks (%zu run now, %zu done before) in %s\n",
-                    static_cast<unsigned long long>(opts.shard_index), static_cast<unsigned long long>(opts.shard_count),
-                    r.tasks_total, r.tasks_run, r.tasks_skipped, terminal_text(r.out_dir).c_str());
+        std::printf("shard %llu/%llu: %zu tasks (%s) in %s\n", static_cast<unsigned long long>(opts.shard_index),
+                    static_cast<unsigned long long>(opts.shard_count), r.tasks_total, task_counts(r).c_str(),
+                    terminal_text(r.out_dir).c_str());
         std::printf("when all %llu shards have run (each with its own --out), join them and finish the sweep with:\n"
                     "  scalinglab merge results/%s %s OTHER_SHARD_DIR...\n",
                     static_cast<unsigned long long>(opts.shard_count), terminal_text(sweep.name).c_str(),
@@ -125,8 +140,8 @@ void add_run(CLI::App& app, Action& action) {
         return r.tasks_failed > 0 ? 1 : 0;
       }
       for (const auto& c : r.checks) std::printf("%s\n", c.line().c_str());
-      if (!o->quiet) std::printf("%zu tasks (%zu run now, %zu done before); outputs in %s\n", r.tasks_total,
-                                 r.tasks_run, r.tasks_skipped, terminal_text(outcome_summary(r)).c_str());
+      if (!o->quiet) std::printf("%zu tasks (%s); outputs in %s\n", r.tasks_total, task_counts(r).c_str(),
+                                 terminal_text(outcome_summary(r)).c_str());
       if (r.tasks_failed > 0)
         std::fprintf(stderr, "scalinglab: %zu of %zu tasks failed (the first: %s); each is in %s/failures.jsonl with its "
                      "traceback: fix the world and run again with --resume\n", r.tasks_failed, r.tasks_total,

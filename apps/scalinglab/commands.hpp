@@ -24,5 +24,6 @@ void add_fit(CLI::App& app, Action& action);
 void add_predict(CLI::App& app, Action& action);
 void add_frontier(CLI::App& app, Action& action);
 void add_extrapolate(CLI::App& app, Action& action);
+void add_cache(CLI::App& app, Action& action);
 
 }  // namespace scalinglab::cli

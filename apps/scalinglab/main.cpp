@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   scalinglab::cli::add_predict(app, action);
   scalinglab::cli::add_frontier(app, action);
   scalinglab::cli::add_extrapolate(app, action);
+  scalinglab::cli::add_cache(app, action);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     std::string names;

@@ -42,6 +42,7 @@ from ._results import _DTYPES, _declared, _has_pandas, _select, _table, load_res
 from ._run_messages import _RUN_KEYWORDS, _folder_terms, _run_terms  # noqa: F401
 from ._run_progress import _Bar  # noqa: F401
 from ._run import run, run_sweep, sweep_toml
+from ._cache import cache_stats, prune_cache
 from ._limits import limits, set_limits
 from ._fitters import fit, frontier, predict  # scaling-law fits (arguments: _fit_args.py)
 from ._custom_methods import (_PREDICTION_KEYS, _TABLE_COLUMNS, _custom_column, _custom_method,  # noqa: F401
@@ -53,7 +54,7 @@ __version__ = _core.__version__
 __all__ = [
     "measures", "describe", "describe_text", "measure", "eval", "Metric", "Exact", "Estimate", "run", "run_sweep",
     "sweep_toml", "to_pandas", "load_results", "fit", "predict", "frontier", "extrapolate", "Extrapolation", "limits",
-    "set_limits", "plot",
+    "set_limits", "plot", "cache_stats", "prune_cache",
 ]
 
 

@@ -53,7 +53,8 @@ def _table(res, which, frame):
     import pandas as pd
 
     df = pd.DataFrame(table, columns=keep)
-    df.attrs.update(out=res["out_dir"], tasks_run=res["tasks_run"], tasks_skipped=res["tasks_skipped"])
+    df.attrs.update(out=res["out_dir"], tasks_run=res["tasks_run"], tasks_skipped=res["tasks_skipped"],
+                    tasks_reused=res.get("tasks_reused", 0), cache=res.get("cache_dir", ""))
     return df
 
 

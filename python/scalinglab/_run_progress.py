@@ -3,6 +3,24 @@
 import math
 import sys
 import time
+import warnings
+
+
+def _tqdm():
+    """tqdm's notebook widget when ipywidgets is there (tqdm.auto), else its text bar: tqdm.auto
+    without ipywidgets warns "IProgress not found" in every notebook. None without tqdm."""
+    try:
+        import tqdm
+    except ImportError:
+        return None
+    with warnings.catch_warnings():  # ipywidgets 6 and traitlets: a DeprecationWarning on import
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import ipywidgets  # noqa: F401
+        except ImportError:
+            return tqdm.tqdm
+        from tqdm.auto import tqdm as auto
+    return auto
 
 
 class _Bar:
@@ -11,11 +29,7 @@ class _Bar:
 
     def __init__(self, label):
         self.label, self.bar, self.last, self.open = label, None, 0.0, False
-        try:
-            from tqdm.auto import tqdm
-            self.tqdm = tqdm
-        except ImportError:
-            self.tqdm = None
+        self.tqdm = _tqdm()
 
     def __call__(self, done, total, seconds_left):
         if self.tqdm is not None:
@@ -33,12 +47,18 @@ class _Bar:
         print(f"\r{self.label}: {done}/{total} tasks, ETA {eta}   ", end="" if self.open else "\n",
               file=sys.stderr, flush=True)
 
-    def reused(self, total, out):
-        print(f"{self.label}: all {total} tasks already done in {out}; nothing to run "
-              f"(overwrite=True runs them again)", file=sys.stderr, flush=True)
+    def reused(self, total, out, from_cache=0, cache=""):
+        where = f"already done in {out}" if not from_cache else \
+            f"already done ({from_cache} taken from the task cache {cache} into {out})"
+        print(f"{self.label}: all {total} tasks {where}; nothing to run "
+              f"(overwrite=True, cache=False runs them again)", file=sys.stderr, flush=True)
 
-    def close(self):
+    def close(self, stopped=False):
+        """Ends the display. A stopped run's bar is removed rather than left frozen at its last count
+        (the exception's message says how many tasks were done)."""
         if self.bar is not None:
+            if stopped:
+                self.bar.leave = False
             self.bar.close()
         if self.open:  # a run stopped part way: the line ends where it was
             print(file=sys.stderr, flush=True)

@@ -18,6 +18,20 @@ std::string keyed_mac(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), n);
 }
 
+std::string digest_hex(std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!EVP_Digest(data.data(), data.size(), out, &n, EVP_sha256(), nullptr) || n != 32)
+    throw std::runtime_error("SHA-256 failed");
+  static const char* hex = "0123456789abcdef";
+  std::string text(2 * n, '0');
+  for (unsigned int i = 0; i < n; ++i) {
+    text[2 * i] = hex[out[i] >> 4];
+    text[2 * i + 1] = hex[out[i] & 15];
+  }
+  return text;
+}
+
 bool same_mac(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }

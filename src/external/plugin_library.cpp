@@ -14,7 +14,9 @@
 #include <stdexcept>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/json_input.hpp"
+#include "scalinglab/core/keyed_mac.hpp"
 #include "scalinglab/external/world_declaration.hpp"
 #include "scalinglab/world_plugin.hpp"
 
@@ -85,6 +87,8 @@ std::vector<std::string> load_plugin(const std::string& path) {
   const std::string key = fs::canonical(p, ec).string();
   if (const auto it = g_loaded.find(key); it != g_loaded.end()) return it->second.names;
 
+  // The task cache's key: records of a rebuilt library are never reused.
+  const std::string code = "plugin " + digest_hex(read_file(key, std::uint64_t{1} << 30, "plugin library"));
   void* lib = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* why = ::dlerror();
@@ -148,6 +152,7 @@ std::vector<std::string> load_plugin(const std::string& path) {
     };
     if (e->work) m.work = estimate(e->work);
     if (e->memory) m.memory = estimate(e->memory);
+    m.code = code;
     check_declaration(m);
     measures.push_back(std::move(m));
   }

@@ -24,7 +24,9 @@
 #include <thread>
 
 #include "scalinglab/core/error.hpp"
+#include "scalinglab/core/file_io.hpp"
 #include "scalinglab/core/json_input.hpp"
+#include "scalinglab/core/keyed_mac.hpp"
 #include "scalinglab/external/world_declaration.hpp"
 
 extern char** environ;
@@ -293,10 +295,14 @@ std::vector<std::string> load_python_world(const std::string& file, const Python
   if (decls.size() > 1000) throw InputError("world " + file + ": more than 1000 measures");
 
   const std::string source = "world " + file;
+  // The task cache's key: records of an edited file are never reused (modules it imports are not
+  // covered; docs/worlds.md).
+  const std::string code = "python " + digest_hex(read_file(key, kMaxSweepFileBytes, "world file"));
   std::vector<Measure> measures;
   for (const auto& d : decls) {
     if (!d.is_object() || !d.contains("declaration")) throw InputError(source + ": a malformed declaration from the worker");
     Measure m = measure_from_declaration(d["declaration"], source);
+    m.code = code;
     const std::string name = m.name;
     const std::vector<MetricSpec> metrics = m.metrics;
     m.fn = [pool, name, metrics](const Params& prm, Stream& stream) {

@@ -63,8 +63,10 @@ nlohmann::json task_to_json(const TaskResult& t) {
     series[name] = std::move(arr);
   }
   // nlohmann writes doubles with the shortest round-trip form, so reading back is bit-exact.
-  return {{"point", t.point}, {"key", t.key},       {"run", t.run},        {"params", t.params},
-          {"metrics", metrics}, {"series", series}, {"seconds", t.seconds}};
+  nlohmann::json j = {{"point", t.point},     {"key", t.key},       {"run", t.run},        {"params", t.params},
+                      {"metrics", metrics}, {"series", series}, {"seconds", t.seconds}};
+  if (t.reused) j["reused"] = true;
+  return j;
 }
 
 TaskResult task_from_json(const nlohmann::json& j) {
@@ -85,6 +87,7 @@ TaskResult task_from_json(const nlohmann::json& j) {
         t.record.series.emplace_back(name, std::move(values));
       }
     if (j.contains("seconds")) t.seconds = j.at("seconds").get<double>();
+    if (j.contains("reused")) t.reused = j.at("reused").get<bool>();
     return t;
   } catch (const nlohmann::json::exception& e) {
     throw InputError("malformed task result: " + json_error_text(e));

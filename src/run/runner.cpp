@@ -29,6 +29,7 @@
 #include "scalinglab/results/aggregate.hpp"
 #include "scalinglab/results/results.hpp"
 #include "scalinglab/results/results_dir.hpp"
+#include "scalinglab/results/task_cache.hpp"
 
 namespace scalinglab {
 
@@ -190,27 +191,59 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
     }
   }
 
+  // Records any sweep computed before, keyed by exactly what determines them.
+  std::unique_ptr<TaskCache> cache;
+  if (!options.cache_dir.empty()) {
+    cache = std::make_unique<TaskCache>(options.cache_dir);
+    out.cache_dir = options.cache_dir;
+  }
+
   // This shard's tasks in the deterministic order: points in grid order, runs inner.
   struct Task {
     const GridPoint* point;
     uint64_t run;
   };
   std::vector<Task> todo;
+  std::vector<TaskResult> reused;
   const auto runs = static_cast<uint64_t>(sweep.runs);
+  const auto task_params = [](const GridPoint& p) {
+    nlohmann::json params = p.params.to_json();
+    if (!p.part.empty()) params["part"] = p.part;
+    return params;
+  };
   for (const auto& p : points)
     for (uint64_t r = 0; r < runs; ++r) {
       if ((p.index * runs + r) % shards != shard) continue;
       if (options.keep_point && !options.keep_point(p)) continue;
       ++out.tasks_total;
-      if (done.count({p.key, r})) ++out.tasks_skipped;
-      else todo.push_back({&p, r});
+      if (done.count({p.key, r})) {
+        ++out.tasks_skipped;
+      } else if (auto hit = cache ? cache->find(*p.measure, p.params.to_json(), sweep.seed, r) : std::nullopt) {
+        hit->point = p.index;
+        hit->key = p.key;
+        hit->run = r;
+        hit->params = task_params(p);
+        hit->reused = true;
+        reused.push_back(std::move(*hit));
+      } else {
+        todo.push_back({&p, r});
+      }
     }
+  out.tasks_reused = reused.size();
+  if (cache) {
+    out.cache_refused = cache->refused();
+    if (cache->refused() > 0)
+      std::fprintf(stderr, "scalinglab: %zu task cache entr%s refused (%s); %s run again\n", cache->refused(),
+                   cache->refused() > 1 ? "ies" : "y", terminal_text(cache->first_refusal()).c_str(),
+                   cache->refused() > 1 ? "those tasks are" : "that task is");
+  }
 
   held.write("sweep.toml", sweep.text);
   held.write("run.json", run_json(sweep, options.origin));
   held.note(kResults);
   ResultsWriter writer(results_path.string());
   held.keep();
+  for (const auto& t : reused) writer.append(t);
 
   // One BLAS thread per task whatever the thread count: a product's rounding then never depends on
   // --threads, so records are bit-identical across thread counts, eval and shards.
@@ -219,7 +252,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   std::string label = sweep.name;
   if (shards > 1) label += " [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]";
   const int workers = threads + (options.remote ? options.remote->slots() : 0);
-  Progress progress(out.tasks_total, out.tasks_skipped, label, options.quiet);
+  Progress progress(out.tasks_total, out.tasks_skipped + out.tasks_reused, label, options.quiet);
   // The cost model (ETA, task order) reads each task's numeric parameters (the same names for every
   // task of a measure; other parts' names read as absent).
   std::vector<std::vector<double>> features;
@@ -240,7 +273,7 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
 
   // The caller's progress callback: one call at a time; false or an exception stops the run.
   std::mutex report_mutex;
-  std::size_t reported = out.tasks_skipped;  // counted here: each call sees one more task done
+  std::size_t reported = out.tasks_skipped + out.tasks_reused;  // counted here: each call sees one more task done
   bool stopped = false;
   std::exception_ptr report_error;
   double eta = NAN;
@@ -267,9 +300,9 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
   };
   const auto record_task = [&](std::size_t i, Record&& record, double seconds) {
     const Task& t = todo[i];
-    nlohmann::json params = t.point->params.to_json();
-    if (!t.point->part.empty()) params["part"] = t.point->part;
-    writer.append({t.point->index, t.point->key, t.run, std::move(params), std::move(record), seconds});
+    const TaskResult result{t.point->index, t.point->key, t.run, task_params(*t.point), std::move(record), seconds};
+    writer.append(result);
+    if (cache) cache->store(*t.point->measure, t.point->params.to_json(), sweep.seed, t.run, result);
     progress.advance(i, seconds);
     queue.finished(i, seconds);
     report();
@@ -430,6 +463,10 @@ RunOutcome run_sweep(const Sweep& sweep, const RunOptions& options) {
                      " tasks done, all in " + results_path.string() + ": run again with --resume to finish");
   }
   out.tasks_run = todo.size();
+  if (cache && cache->store_failures() > 0)
+    std::fprintf(stderr, "scalinglab: %zu record%s could not be stored in the task cache %s (a full disk?); the results "
+                 "are complete\n", cache->store_failures(), cache->store_failures() > 1 ? "s" : "",
+                 terminal_text(cache->path().string()).c_str());
   if (shards > 1) return out;  // shards are summarised by `merge`
 
   Finished f = finish(sweep, dir, registry, options.keep_point, options.plot);

@@ -33,8 +33,8 @@ fi
 
 printf '%s\n' 'measure = "factor.train"' 'runs = 2' 'seed = 11' '[params]' 'setting = "compression"' \
   'input_factors = "4x4"' 'output_factors = "4x2"' 'd = 16' 'h = 32' 'epochs = 100000' 'evals = 8' >long.toml
-run=(run long.toml --threads 1 --quiet)
-"$cli" run long.toml --threads 2 --quiet --out single >/dev/null || fail "the single-process run failed"
+run=(run long.toml --threads 1 --quiet --no-cache)
+"$cli" run long.toml --threads 2 --quiet --no-cache --out single >/dev/null || fail "the single-process run failed"
 if ! out=$(mpirun --oversubscribe -np 2 "$cli" "${run[@]}" --out probe 2>&1); then
   grep -q "built without MPI" <<<"$out" && skip "this scalinglab was built without MPI"
   fail "mpirun -np 2 failed: $out"

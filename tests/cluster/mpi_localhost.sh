@@ -29,7 +29,7 @@ trap cleanup EXIT
 cd "$work" || exit 1
 
 sweep=$src/experiments/cabannes2023/fig1-left.toml  # 500 tasks of ~10 ms in its quick profile
-run=(run "$sweep" --profile quick --threads 1 --quiet)
+run=(run "$sweep" --profile quick --threads 1 --quiet --no-cache)
 
 "$cli" "${run[@]}" --out single >/dev/null || fail "the single-process run failed"
 total=$(wc -l <single/results.jsonl)
@@ -85,7 +85,7 @@ done
 # about a second after the death, stops the job.
 printf '%s\n' 'measure = "skills.peel"' 'runs = 120' 'seed = 3' '[params]' 'ensemble = "poisson"' \
   'R = 200000' 'texts_per_concept = 2' 'd_t = 3' >slow.toml
-slow=(run slow.toml --threads 1 --quiet)
+slow=(run slow.toml --threads 1 --quiet --no-cache)
 "$cli" "${slow[@]}" --out slow_single >/dev/null || fail "the single-process run of slow.toml failed"
 total=$(wc -l <slow_single/results.jsonl)
 mpirun --oversubscribe -np 3 "$cli" "${slow[@]}" --out killed >killed.log 2>&1 &

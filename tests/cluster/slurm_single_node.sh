@@ -94,7 +94,7 @@ for _ in $(seq 1 300); do
 done
 squeue -h | grep -q . && { echo "FAIL: jobs still queued after 300 s"; squeue; exit 1; }
 [ -f "$out/summary.csv" ] || { echo "FAIL: no merged summary"; cat "$out"/slurm/*.log 2>/dev/null | tail -20; exit 1; }
-"$cli" run "$sweep" --profile quick --quiet --out "$work/single" > /dev/null || { echo "FAIL: single run"; exit 1; }
+"$cli" run "$sweep" --profile quick --quiet --no-cache --out "$work/single" > /dev/null || { echo "FAIL: single run"; exit 1; }
 cmp "$out/summary.csv" "$work/single/summary.csv" || { echo "FAIL: the merged summary differs from a single run"; exit 1; }
 [ -f "$out/slurm/shard-0.log" ] || { echo "FAIL: the array's log is not in DIR/slurm"; exit 1; }
 echo "PASS: 3 array tasks and the merge (afterok) ran on Slurm; the summary equals a single run's"

@@ -43,7 +43,7 @@ points = 5
 d = [8, 16, 32, 64]
 f = [1e3, 1e4]
 TOML
-"$cli" --plugin "$lib" run tiny.toml --out single --threads 1 --quiet || fail "the single-process run failed"
+"$cli" --plugin "$lib" run tiny.toml --out single --threads 1 --quiet --no-cache || fail "the single-process run failed"
 cat >records.py <<'PY'
 import json, sys
 def load(path):
@@ -62,7 +62,7 @@ PY
 if command -v mpirun >/dev/null && "$cli" run --help | grep -q "mpirun"; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-  mpirun -np 2 --oversubscribe "$cli" --plugin "$lib" run tiny.toml --out ranks --threads 1 --quiet \
+  mpirun -np 2 --oversubscribe "$cli" --plugin "$lib" run tiny.toml --out ranks --threads 1 --quiet --no-cache \
     || fail "mpirun -np 2 failed"
   "$python" records.py single/results.jsonl ranks/results.jsonl || fail "mpirun -np 2 gives other records"
 else

@@ -37,7 +37,8 @@ def test_a_run_folder_is_emptied_and_run_again(done):
 def test_missing_and_empty_folders_are_simply_run_into(tmp_path):
     assert sl.run(SWEEP, out=tmp_path / "new", overwrite=True, progress=False).attrs["tasks_run"] == 2
     (tmp_path / "empty").mkdir()
-    assert sl.run(SWEEP, out=tmp_path / "empty", overwrite=True, progress=False).attrs["tasks_run"] == 2
+    again = sl.run(SWEEP, out=tmp_path / "empty", overwrite=True, progress=False)
+    assert (again.attrs["tasks_run"], again.attrs["tasks_reused"]) == (0, 2)  # the task cache next to both
 
 
 def test_a_folder_holding_anything_else_is_refused_whole(done):

@@ -73,7 +73,7 @@ def test_the_same_dict_reuses_its_folder_and_a_changed_one_gets_its_own(tmp_path
     calls, progress = counter()
     first = sl.run(SWEEP, progress=progress)
     assert len(calls) == TOTAL
-    [folder] = (tmp_path / "results").iterdir()
+    [folder] = [f for f in (tmp_path / "results").iterdir() if f.name != ".cache"]
     assert re.fullmatch(r"sweep-[0-9a-f]{10}", folder.name) and first.attrs["out"] == f"results/{folder.name}"
     calls.clear()
     again = sl.run(SWEEP, progress=progress)  # the cell run again: its results, no task run
@@ -83,12 +83,12 @@ def test_the_same_dict_reuses_its_folder_and_a_changed_one_gets_its_own(tmp_path
     keywords = sl.run(progress=progress, **SWEEP)  # the same keys as keywords: the same sweep
     assert calls == [] and keywords.attrs["out"] == first.attrs["out"]
     # A changed dict, profile or set is another sweep, in a folder of its own.
-    fewer = sl.run({**SWEEP, "runs": 2}, progress=progress)
-    assert len(calls) == 4 * 2 and fewer["count"].tolist() == [2] * 4
+    fewer = sl.run({**SWEEP, "runs": 2}, progress=progress)  # its tasks are the first's: from the task cache
+    assert calls == [] and fewer.attrs["tasks_reused"] == 4 * 2 and fewer["count"].tolist() == [2] * 4
     other = sl.run(SWEEP, set={"N": 60}, progress=False)
     assert other.attrs["tasks_run"] == TOTAL
     assert len({first.attrs["out"], fewer.attrs["out"], other.attrs["out"]}) == 3
-    assert len(list((tmp_path / "results").iterdir())) == 3
+    assert len([f for f in (tmp_path / "results").iterdir() if f.name != ".cache"]) == 3
     assert len(sl.load_results(folder)) == TOTAL  # nothing mixed into the first folder
 
 
@@ -117,13 +117,16 @@ def test_overwrite_runs_again_and_a_changed_dict_is_refused_without_it(tmp_path)
     assert sorted({t["params"]["seed"] for t in sl.load_results(out)}) == [12]
     assert not np.array_equal(table["error"], first["error"])
     calls.clear()
-    again = sl.run(changed, out=out, overwrite=True, progress=progress)  # recomputed, to the same numbers
+    again = sl.run(changed, out=out, overwrite=True, cache=False, progress=progress)  # recomputed, to the same numbers
     assert len(calls) == TOTAL and len(sl.load_results(out)) == TOTAL
     same(table, again)
     sl.run(SWEEP, name="mine", out=tmp_path / "n", progress=False)
     calls.clear()
-    sl.run(SWEEP, name="mine", out=tmp_path / "n", overwrite=True, progress=progress)
+    sl.run(SWEEP, name="mine", out=tmp_path / "n", overwrite=True, cache=False, progress=progress)
     assert len(calls) == TOTAL
+    calls.clear()  # with the task cache, overwrite=True takes the records back from it
+    cached = sl.run(SWEEP, name="mine", out=tmp_path / "n", overwrite=True, progress=progress)
+    assert calls == [] and cached.attrs["tasks_reused"] == TOTAL
     with pytest.raises(ValueError, match="give one of them"):
         sl.run(SWEEP, out=out, overwrite=True, resume=True)
 
@@ -137,7 +140,7 @@ def test_without_tqdm_progress_is_a_plain_line(tmp_path, monkeypatch, capsys):
     assert f"\r{name}: {TOTAL}/{TOTAL} tasks, ETA " in err and err.endswith("\n") and err.count("\n") == 1
     sl.run(SWEEP, out=tmp_path / "p")  # nothing to run: says so, where
     assert capsys.readouterr().err == (f"{name}: all {TOTAL} tasks already done in {tmp_path / 'p'}; nothing to "
-                                       f"run (overwrite=True runs them again)\n")
+                                       f"run (overwrite=True, cache=False runs them again)\n")
     sl.run(SWEEP, out=tmp_path / "p", progress=False)
     sl.run({**SWEEP, "runs": 1}, out=tmp_path / "q", progress=False)
     assert capsys.readouterr().err == ""
@@ -167,7 +170,7 @@ def test_ctrl_c_stops_the_run_leaving_a_resumable_folder(tmp_path):
         if done == 3:
             os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C would
 
-    with pytest.raises(KeyboardInterrupt, match="resume=True"):
+    with pytest.raises(KeyboardInterrupt, match="re-running the cell is enough"):
         sl.run(SWEEP, out=tmp_path / "c", threads=1, progress=interrupt_at_three)
     done = len(sl.load_results(tmp_path / "c"))
     assert 3 <= done < TOTAL

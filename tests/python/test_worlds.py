@@ -122,7 +122,7 @@ def test_a_plugin_loads_from_python():
 def test_the_shell_command_killed_and_resumed_gives_the_clean_runs_records(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(pathlib.Path(sl.__file__).resolve().parents[1]))
     base = [sys.executable, "-m", "scalinglab", "run", str(HUTTER_SWEEP), "--world", str(HUTTER), "--profile", "quick",
-            "--quiet"]
+            "--quiet", "--no-cache"]  # every task computed: the resumed run's records against the clean run's
     clean = subprocess.run(base + ["--out", str(tmp_path / "clean"), "--threads", "1"], env=env, capture_output=True,
                            text=True, timeout=600)
     assert clean.returncode == 0, clean.stderr

@@ -463,7 +463,7 @@ scheme = "q0"
 d = [8, 16, 32]
 T = [10, 100]
 )");
-  const std::string common = sweep + " --quiet --set runs=2 --out ";
+  const std::string common = sweep + " --quiet --no-cache --set runs=2 --out ";  // every run computes its tasks
   ASSERT_EQ(cli("run " + common + tmp / "t1 --threads 1").status, 0);
   ASSERT_EQ(cli("run " + common + tmp / "t2 --threads 2").status, 0);
   const Cli s0 = cli("run " + common + tmp / "s0 --shard 0/2");
@@ -495,7 +495,7 @@ T = "inf"
 [grid]
 d = [128, 256]
 )");
-  ASSERT_EQ(cli("run " + sweep + " --quiet --threads 2 --out " + tmp / "ref").status, 0);
+  ASSERT_EQ(cli("run " + sweep + " --quiet --no-cache --threads 2 --out " + tmp / "ref").status, 0);
   const fs::path dir = tmp.path / "killed";
   std::fflush(nullptr);
   const pid_t child = ::fork();
@@ -503,7 +503,7 @@ d = [128, 256]
   if (child == 0) {
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);
-    ::execl(SCALINGLAB_CLI, SCALINGLAB_CLI, "run", sweep.c_str(), "--threads", "2", "--out", dir.c_str(),
+    ::execl(SCALINGLAB_CLI, SCALINGLAB_CLI, "run", sweep.c_str(), "--threads", "2", "--no-cache", "--out", dir.c_str(),
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -512,7 +512,7 @@ d = [128, 256]
   const std::size_t done = count_lines(dir / "results.jsonl");
   EXPECT_GE(done, 5u);
   EXPECT_LT(done, 40u);
-  const Cli resumed = cli("run " + sweep + " --resume --threads 2 --out " + dir.string());
+  const Cli resumed = cli("run " + sweep + " --resume --no-cache --threads 2 --out " + dir.string());
   ASSERT_EQ(resumed.status, 0) << resumed.out;
   EXPECT_NE(resumed.out.find("already done"), std::string::npos) << resumed.out;
   const auto tasks = tasks_of(dir);

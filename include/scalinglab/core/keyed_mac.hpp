@@ -12,6 +12,9 @@ inline constexpr std::size_t kMacBytes = 32;
 // The 32-byte HMAC-SHA-256 of `data` under `key`.
 std::string keyed_mac(std::string_view key, std::string_view data);
 
+// The SHA-256 of `data` as 64 lower-case hex digits: names content (a task cache entry, a world's file).
+std::string digest_hex(std::string_view data);
+
 // Whether two MACs are equal, in a time that does not depend on where they differ.
 bool same_mac(std::string_view a, std::string_view b);
 

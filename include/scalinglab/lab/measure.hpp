@@ -38,6 +38,10 @@ struct Measure {
   std::vector<MetricSpec> metrics;
   MeasureFn fn;
   bool deterministic = false;  // ignores the stream (theory); runs > 1 is pointless
+  // What its records depend on besides the parameters, the stream and the lab's own sources: a
+  // loaded world's file, as a digest ("python <sha-256>"); empty for a built-in measure. Part of
+  // the task cache's key (results/task_cache.hpp), so an edited world never reuses a record.
+  std::string code;
   // Bytes one run allocates at its peak, estimated from its parameters (null: a few MB at most).
   // Checked against the memory limit before anything runs (lab/limits.hpp).
   std::function<double(const Params&)> memory;

@@ -2,6 +2,8 @@
 // The append-only results file (results.jsonl): one JSON object per finished task,
 //   {"point": <grid index>, "key": "<canonical params>", "run": r, "params": {...},
 //    "metrics": {...}, "series": {...}, "seconds": t}
+// plus "reused": true for a record taken from the task cache (results/task_cache.hpp) rather than
+// computed by this run (its seconds are those of the run that computed it).
 // Each line is written with a single write(2) on a file opened with O_APPEND, so a run killed at any
 // moment leaves whole lines plus at most one partial last line, which `read_results` drops (and
 // `ResultsWriter` truncates before appending).
@@ -25,6 +27,7 @@ struct TaskResult {
   nlohmann::json params;
   Record record;
   double seconds = 0;
+  bool reused = false;  // taken from the task cache
 };
 
 nlohmann::json task_to_json(const TaskResult& t);

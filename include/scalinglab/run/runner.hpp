@@ -71,6 +71,10 @@ struct RunOptions {
   // only purpose is some checks (a counterfactual needs just the rows its checks select).
   std::function<bool(const GridPoint&)> keep_point;
   bool plot = true;  // false: no figure (summary.csv and checks.json are still written)
+  // The task cache (results/task_cache.hpp): a task it holds is not run again but its record copied,
+  // marked "reused"; every task computed is stored in it. Empty: no cache (the command line and
+  // Python default to default_cache_dir(out_dir)).
+  std::string cache_dir;
 };
 
 // A run stopped by RunOptions::on_progress: every finished task is in results.jsonl (resume it).
@@ -88,6 +92,10 @@ struct RunOutcome {
   std::string out_dir;
   // Tasks of this run (of this shard for --shard), run now, and found done (resume; merged for merge).
   std::size_t tasks_total = 0, tasks_run = 0, tasks_skipped = 0;
+  // Tasks whose records came from the task cache (not counted in tasks_skipped or tasks_run), and
+  // cache entries refused (not parsing, or another task's: those tasks ran again).
+  std::size_t tasks_reused = 0, cache_refused = 0;
+  std::string cache_dir;  // the cache used (empty: none)
   std::size_t tasks_missing = 0;  // tasks of the sweep without a result after aggregation (merge)
   // Tasks whose measure threw: each in OUT/failures.jsonl (its parameters, error and traceback),
   // run again by --resume. The other tasks ran, and the table, figure and checks are of those.
