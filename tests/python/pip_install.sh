@@ -70,5 +70,56 @@ if ! /usr/bin/python3 -c 'import scalinglab' 2>/dev/null; then
   grep -q "bin/python -m ipykernel install --user --name scalinglab" "$work/scalinglab-system.log" ||
     fail "without the package the first cell does not print the command: $(tail -20 "$work/scalinglab-system.log")"
 fi
+# The executed notebook shows no warning (a TqdmWarning without ipywidgets, ...) and removed its
+# temporary results folder when its kernel stopped.
+/usr/bin/python3 - "$work/notebooks/scalinglab-venv.ipynb" <<'PY' || fail "warnings in memory.ipynb's outputs"
+import json, re, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+seen = [line for c in cells for o in c.get("outputs", []) if o.get("output_type") == "stream"
+        for line in "".join(o.get("text", "")).splitlines() if re.search(r"\b\w*Warning\b", line)]
+if seen:
+    sys.exit("\n".join(seen[:10]))
+PY
+left=$(find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'scalinglab-memory-*' -print -quit)
+[ -z "$left" ] || fail "memory.ipynb left its results folder behind: $left"
+
+# The documented front end (`jupyter notebook`, Debian's jupyter-notebook) starts, lists the
+# environment's kernel and starts it.
+command -v jupyter-notebook >/dev/null || fail "jupyter-notebook is not installed (scripts/install-deps.sh installs it)"
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+token=$(/usr/bin/python3 -c 'import secrets; print(secrets.token_hex(16))')
+root=()
+[ "$(id -u)" != 0 ] || root=(--allow-root)
+jupyter-notebook "${root[@]}" --no-browser --ip=127.0.0.1 --port="$port" --port-retries=0 \
+  --NotebookApp.token="$token" --notebook-dir="$work/tree/examples/notebooks" >"$work/frontend.log" 2>&1 &
+frontend=$!
+/usr/bin/python3 - "$port" "$token" <<'PY' || { kill "$frontend"; fail "jupyter notebook: $(tail -20 "$work/frontend.log")"; }
+import json, sys, time, urllib.request
+base, headers = f"http://127.0.0.1:{sys.argv[1]}", {"Authorization": f"token {sys.argv[2]}"}
+def call(path, method="GET", body=None):
+    request = urllib.request.Request(base + path, method=method, headers=headers,
+                                     data=None if body is None else json.dumps(body).encode())
+    with urllib.request.urlopen(request, timeout=10) as r:
+        text = r.read()
+        return json.loads(text) if text and r.headers.get_content_type() == "application/json" else text
+for _ in range(120):  # up to a minute to start
+    try:
+        specs = call("/api/kernelspecs")["kernelspecs"]
+        break
+    except OSError:
+        time.sleep(0.5)
+else:
+    sys.exit("did not answer within a minute")
+assert "scalinglab-venv" in specs, f"the environment's kernel is not listed: {sorted(specs)}"
+assert b"<html" in call("/tree").lower(), "the notebooks' page is not served"
+names = [entry["name"] for entry in call("/api/contents")["content"]]
+assert "memory.ipynb" in names, f"the notebooks' folder does not list memory.ipynb: {names}"
+kernel = call("/api/kernels", "POST", {"name": "scalinglab-venv"})
+assert kernel["name"] == "scalinglab-venv", kernel
+call(f"/api/kernels/{kernel['id']}", "DELETE")
+PY
+kill "$frontend"
+wait "$frontend" 2>/dev/null || true
+
 echo "PASS: pip install in a fresh venv; import, eval and the command work ($version);" \
-  "memory.ipynb ran with the environment's kernel in ${seconds} s"
+  "memory.ipynb ran with the environment's kernel in ${seconds} s with no warning; jupyter notebook starts"
