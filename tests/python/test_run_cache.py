@@ -130,3 +130,27 @@ def test_ctrl_c_says_rerunning_the_cell_is_enough_and_closes_the_bar(tmp_path, m
     assert closed == [True]
     done = sl.run({**SWEEP, "runs": 2}, threads=1, progress=False)  # the same call finishes it
     assert done.attrs["tasks_skipped"] >= 2 and done.attrs["tasks_skipped"] + done.attrs["tasks_run"] == 6
+
+
+def test_an_edited_python_world_never_reuses_its_older_records(tmp_path):
+    world = tmp_path / "scaled.py"
+    source = ('import scalinglab as sl\n\n\n@sl.register_measure("cachetoy.draw", summary="a draw times SCALE",\n'
+              '                     params=[sl.param("x", "real", 1.0, "scale", min=0, max=10)],\n'
+              '                     metrics={"value": "x times a draw"})\n'
+              'def draw(p, rng):\n    return {"value": SCALE * p.x * rng.random()}\n')
+    world.write_text("SCALE = 1\n" + source)
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('measure = "cachetoy.draw"\nruns = 2\n[grid]\nx = [1, 2]\n')
+
+    def run(out):
+        done = subprocess.run([CLI, "--world", str(world), "run", str(sweep), "--out", str(tmp_path / out)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "(4 run now, 0 done before)" in run("a")
+    assert "(0 run now, 0 done before, 4 reused from" in run("b")  # the same file: reused
+    world.write_text("SCALE = 2\n" + source)  # an edited world: its records are computed again
+    assert "(4 run now, 0 done before)" in run("c")
+    a, c = records(tmp_path / "a")[0], records(tmp_path / "c")[0]
+    assert all(c[k][0]["value"] == 2 * a[k][0]["value"] for k in a)
