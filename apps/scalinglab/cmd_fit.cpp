@@ -27,8 +27,8 @@ void add_fit(CLI::App& app, Action& action) {
       "of starts (Hoffmann et al. 2022, Approach 3), bootstrap standard errors.\n"
       "Laws by name: power (y = A x^-a), saturating (y = E + A x^-a), chinchilla (L = E + A/N^alpha + B/D^beta), "
       "kaplan, porian (E + A C^-gamma), muennighoff and muennighoff-full (data-constrained: a column U of unique tokens), bnsl "
-      "(one break); or any expression: --law 'E + A/N^alpha + B/D^beta' (N, D, C, x and column names are data, every "
-      "other name a parameter).\n"
+      "(one break); or any expression: --law 'E + A/N^alpha + B/D^beta' (N, D, C, x are data, and so are column names "
+      "in a law that reads none of them; every other name is a parameter, also one a column shares).\n"
       "Example: scalinglab fit data.csv --law chinchilla --N 'Model Size' --C 'Training FLOP' --loss loss "
       "--drop-top 5 --holdout 'C>=1e21' --json");
   auto o = std::make_shared<FitterText>();
@@ -38,6 +38,11 @@ void add_fit(CLI::App& app, Action& action) {
   add_fitter_options(cmd, *r, *o);
   cmd->add_option("--x", r->columns.x, "column of the single input x (power, saturating laws)");
   cmd->add_option("--compare", r->compare, "another law fitted on the same rows and compared in one table (repeatable)");
+  cmd->add_option("--input-column", r->input_columns,
+                  "a column a law reads by its own name besides N, D, C, x, e.g. N_no_emb in 'E + A/N_no_emb^alpha + "
+                  "B/D^beta' (repeatable); in a law that reads N, D, C or x, a name no option maps is a parameter, "
+                  "also when a column has it")
+      ->type_name("COL");
   cmd->add_option("--bounds", r->bounds,
                   "bounds on parameters, NAME=LOW:HIGH,... (either side may be empty). NAME=0: marks a positive scale, "
                   "fitted as its logarithm; other bounds are enforced by L-BFGS-B");

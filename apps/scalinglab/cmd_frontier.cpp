@@ -20,8 +20,9 @@ void add_frontier(CLI::App& app, Action& action) {
       "                       minimum, then log N_opt and log D_opt regressed on log C; the minima's loss as\n"
       "                       L_opt = E + A C^-gamma (4+ slices) and as a power law. --trim 5% fits only the\n"
       "                       runs within 5% of each slice's lowest loss; --budget COL groups by a column of\n"
-      "                       nominal budgets. Off-centre slices (minimum in the outer 15% of the sizes) are\n"
-      "                       warned about.\n"
+      "                       nominal budgets; --log-loss fits log loss instead. Off-centre slices (minimum in\n"
+      "                       the outer 15% of the sizes) and minima far below the slice's losses are warned\n"
+      "                       about.\n"
       "  --method parametric  Approach 3: the Chinchilla law fitted (as `fit --law chinchilla`), frontier in\n"
       "                       closed form.\n"
       "  --method both        both, then a table of the two side by side (a, and N_opt, D_opt, loss at each\n"
@@ -52,6 +53,9 @@ void add_frontier(CLI::App& app, Action& action) {
                   "(5% or 0.05) before fitting its parabola");
   cmd->add_flag("--skip-bad-slices", r->skip_bad_slices,
                 "leave out (with a note) slices without an interior minimum instead of stopping");
+  cmd->add_flag("--log-loss", r->log_loss,
+                "fit each slice's parabola to log loss against log N (its minimum, exp of the vertex, is positive): "
+                "for losses spanning decades, such as error rates");
   cmd->add_option("--run", r->run, "approach1: column naming the run of each row (a checkpoint of its learning curve)")
       ->type_name("COL");
   cmd->callback([&action, t, r, trim] {
@@ -62,7 +66,10 @@ void add_frontier(CLI::App& app, Action& action) {
       fit::check_frontier_request(req);  // as for Python, before the file is read
       const fit::DataTable table = fit::read_table(t->file, req.table_format());
       const fit::FrontierOutcome out = fit::run_frontier(table, req, cli_monitor());
-      for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+      // On stderr, but for those the table ends with already (the slices' own, without --json).
+      for (const auto& w : out.warnings)
+        if (t->json || out.text.find("warning: " + w + "\n") == std::string::npos)
+          std::fprintf(stderr, "warning: %s\n", w.c_str());
       std::vector<std::string> figures;
       if (!t->plot_dir.empty()) {
         figures = fit::plot_frontier(out, t->plot_dir, t->plot_panels);

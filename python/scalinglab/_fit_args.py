@@ -54,7 +54,11 @@ def _missing(v):
 # CLI option -> keyword, for messages about a Python call.
 _KEYWORDS = {"--x-min": "x_min=", "--drop-top": "drop_top=", "--best-of": "best_of=", "--bootstrap-starts":
              "bootstrap_starts=", "--group-tolerance": "group_tolerance=", "--skip-bad-slices": "skip_bad_slices=",
-             "--drop-missing": "drop_missing=True"}
+             "--drop-missing": "drop_missing=True", "--log-loss": "log_loss=True"}
+
+# An option with a placeholder for its value -> the keyword with a value of its Python type.
+_PLACEHOLDERS = {"--grid NAME=...": 'grid={"NAME": [...]}', "--where COLUMN=VALUE": 'where={"COLUMN": VALUE}',
+                 "--budget COL": 'budget="COL"'}
 
 
 def _python_terms(message, data):
@@ -66,6 +70,12 @@ def _python_terms(message, data):
         name = m.group(1)
         # "--level 2: ..." reads "level=2: ..."
         return _KEYWORDS.get(name, name[2:].replace("-", "_") + "=")
+    for cli, python in _PLACEHOLDERS.items():
+        message = message.replace(cli, python)
+
+    def columns(m):  # "--input-column U --input-column V" reads 'input_column=["U", "V"]'
+        return "input_column=[" + ", ".join(f'"{n}"' for n in re.findall(r"--input-column (\w+)", m.group(0))) + "]"
+    message = re.sub(r"--input-column \w+(?: --input-column \w+)*", columns, message)
     # A named choice: "--aggregate mean" reads 'aggregate="mean"'.
     message = re.sub(r"(?<![^\s(\[])--([a-z][a-z-]*) (mean|min|isoflop|parametric|both|approach1|huber|mle)\b",
                      lambda m: f'{m.group(1).replace("-", "_")}="{m.group(2)}"', message)

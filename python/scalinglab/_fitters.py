@@ -46,15 +46,18 @@ def _run(data, function, request, progress):
 def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", where=None, drop_top=0, flops=None,
         weight=None, best_of=None, aggregate=None, drop_missing=False, N_scale=1, D_scale=1, C_scale=1, sep=",",
         decimal=".", format="auto", bootstrap=200, level=0.95, seed=1, at=(), threads=0,  # noqa: A002
-        x_min=None, holdout=None, cv=None, compare=(), bounds=None, grid=None, delta=None, objective="huber",
-        bootstrap_starts=32, polish=64, progress=True):
+        x_min=None, holdout=None, cv=None, compare=(), input_column=(), bounds=None, grid=None, delta=None,
+        objective="huber", bootstrap_starts=32, polish=64, progress=True):
     """Fits a scaling law to `data` (a DataFrame, a dict of columns or a CSV path), exactly as
     `scalinglab fit` does (same request, same numbers).
 
     law: a name ("power", "saturating" (x); "chinchilla", "kaplan", "muennighoff", "muennighoff-full" (two of
     N, D, C);
-    "porian" (C); "bnsl" (x)) or an expression such as "E + A/N^alpha + B/D^beta": names of data
-    (N, D, C, x and column names) are inputs, every other name a parameter.
+    "porian" (C); "bnsl" (x)) or an expression such as "E + A/N^alpha + B/D^beta": N, D, C, x (the
+    columns given as N=, D=, C=, x=) and the columns named in input_column (["N_no_emb"] for
+    "E + A/N_no_emb^alpha + B/D^beta") are inputs, every other name a parameter, also one that is a
+    column's name too (warned about); a law that reads none of those is written in the column
+    names, which are then its inputs ("E + A*params^-a").
     where: a condition "C >= 1e19", a list of them, or {column: value} equalities; x_min keeps rows
     with x (two-input laws: N) >= x_min. flops: C as a formula ("6*N*D"); weight, best_of: column
     names. holdout: a condition selecting rows held out and scored; cv="leave-one-budget-out";
@@ -81,7 +84,9 @@ def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", 
     compared laws, and "saved" (what predict() needs)."""
     request = _shared_request(data, N, D, C, loss, where, drop_top, flops, weight, best_of, aggregate, drop_missing,
                               N_scale, D_scale, C_scale, sep, decimal, format, bootstrap, level, seed, at, threads)
-    request.update({"law": law, "compare": list(compare), "x": x, "holdout": holdout, "cv": cv,
+    request.update({"law": law, "compare": list(compare),
+                    "input_column": [input_column] if isinstance(input_column, str) else list(input_column),
+                    "x": x, "holdout": holdout, "cv": cv,
                     "bounds": _bounds_text(bounds), "grid": _grid_list(grid),
                     "delta": None if delta is None else _json_number(delta),
                     "bootstrap_starts": int(bootstrap_starts), "x_min": None if x_min is None else _json_number(x_min),
@@ -92,7 +97,8 @@ def fit(data, law="chinchilla", *, x=None, N=None, D=None, C=None, loss="loss", 
 def frontier(data, method="isoflop", *, N=None, D=None, C=None, loss="loss", where=None, drop_top=0, flops=None,
              weight=None, best_of=None, aggregate=None, drop_missing=False, N_scale=1, D_scale=1, C_scale=1,
              sep=",", decimal=".", format="auto", bootstrap=1000, level=0.95, seed=1, at=(),  # noqa: A002
-             threads=0, group_tolerance=0.1, budget=None, trim=0.0, skip_bad_slices=False, run=None, progress=True):
+             threads=0, group_tolerance=0.1, budget=None, trim=0.0, skip_bad_slices=False, log_loss=False, run=None,
+             progress=True):
     """The compute-optimal frontier N_opt ~ C^a, D_opt ~ C^b with bootstrap intervals, exactly as
     `scalinglab frontier` (same request, same numbers), by `method`:
     "isoflop" (Approach 2: a parabola per IsoFLOP slice), "parametric" (Approach 3: the Chinchilla
@@ -104,13 +110,16 @@ def frontier(data, method="isoflop", *, N=None, D=None, C=None, loss="loss", whe
     unit scales, sep, decimal, format, bootstrap, level, seed, at, threads, progress). trim: keep in each
     slice the runs within this fraction of its lowest loss (0.05 or "5%"); budget: a column grouping
     runs into slices (instead of group_tolerance); skip_bad_slices: leave out slices without an
-    interior minimum. Returns a dict (the frontier at each budget of `at` with its intervals: N_opt,
+    interior minimum; log_loss=True: fit each slice's parabola to log loss against log N (its
+    minimum, exp of the vertex, is always positive), for losses spanning decades such as error
+    rates; a slice whose parabola's minimum is not positive or far below its losses is warned
+    about. Returns a dict (the frontier at each budget of `at` with its intervals: N_opt,
     N_opt_lo, N_opt_hi, ...; "warnings"; "figure", what plot_fit draws)."""
     request = _shared_request(data, N, D, C, loss, where, drop_top, flops, weight, best_of, aggregate, drop_missing,
                               N_scale, D_scale, C_scale, sep, decimal, format, bootstrap, level, seed, at, threads)
     request.update({"method": method, "group_tolerance": _json_number(group_tolerance), "budget": budget or "",
                     "trim": trim if isinstance(trim, str) else _json_number(trim),
-                    "skip_bad_slices": bool(skip_bad_slices), "run": run or ""})
+                    "skip_bad_slices": bool(skip_bad_slices), "log_loss": bool(log_loss), "run": run or ""})
     return _run(data, _core.frontier_request, request, progress)
 
 

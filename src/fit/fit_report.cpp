@@ -209,6 +209,7 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
   j["grouping"] = fit.options.budget_labels.empty() ? "tolerance" : "budget column";
   if (fit.options.budget_labels.empty()) j["group_tolerance"] = fit.options.group_tolerance;
   j["trim"] = fit.options.trim;
+  j["log_loss"] = fit.options.log_loss;
   j["slices"] = nlohmann::json::array();
   for (const auto& s : fit.slices)
     j["slices"].push_back({{"C", s.C}, {"runs", s.points}, {"trimmed", s.trimmed}, {"N_opt", s.N_opt}, {"D_opt", s.D_opt},
@@ -240,7 +241,9 @@ nlohmann::json isoflop_json(const IsoflopFit& fit, const IsoflopBootstrap* boot,
 
 std::string isoflop_table(const IsoflopFit& fit, const IsoflopBootstrap* boot, const BootstrapOptions& bo,
                           const std::vector<double>& budgets) {
-  std::string out = "IsoFLOP analysis (Approach 2): a parabola of the loss in log N per compute budget";
+  std::string out = fit.options.log_loss
+                        ? "IsoFLOP analysis (Approach 2): a parabola of log loss in log N per compute budget"
+                        : "IsoFLOP analysis (Approach 2): a parabola of the loss in log N per compute budget";
   out += fit.options.budget_labels.empty() ? "\n" : " (slices: equal values of the budget column)\n";
   if (fit.options.trim > 0)
     out += fmt::format("trimmed: in each slice, runs with loss above (1 + {:g}) x its lowest loss\n", fit.options.trim);

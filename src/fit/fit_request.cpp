@@ -222,21 +222,64 @@ PredictionErrors prediction_errors(const ScalingLaw& law, const std::vector<doub
   return e;
 }
 
-std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table, const std::string& bounds) {
+std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table,
+                                              const std::string& bounds, const ColumnChoice& columns,
+                                              std::vector<std::string>* notes) {
   if (is_named_law(text)) return std::shared_ptr<const ScalingLaw>(&scaling_law(text), [](const ScalingLaw*) {});
   if (identifier(text)) scaling_law(text);  // a single word is a law's name: unknown, listing the known ones
+  const auto known_laws = [] {
+    std::string known;
+    for (const auto& n : scaling_law_names()) known += (known.empty() ? "" : ", ") + n;
+    return " (a law is one of " + known + ", or an expression of N, D, C, x or columns)";
+  };
+  std::vector<std::string> vars;
+  try {
+    vars = Expression(text).variables();
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + known_laws());
+  }
+  const auto has = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  // Mapped names: N, D, C, x (their columns are given by options or derived), a column an option
+  // names, and the --input-column ones. A law that reads one of them has its inputs mapped, and
+  // there a name it shares with some other column is a parameter: a table's column `alpha` does not
+  // capture the law's alpha. A law that reads none of them is written in the table's columns,
+  // which are its inputs.
   std::vector<std::string> data = kStandardInputs;
-  for (const auto& n : table.names)
-    if (identifier(n) && std::find(data.begin(), data.end(), n) == data.end()) data.push_back(n);
+  for (const std::string* m : {&columns.N, &columns.D, &columns.C, &columns.x})
+    if (identifier(*m) && !has(data, *m)) data.push_back(*m);
+  for (const auto& e : columns.extra)
+    if (identifier(e) && !has(data, e)) data.push_back(e);
+  std::vector<std::string> mapped;
+  for (const auto& v : vars)
+    if (has(data, v)) mapped.push_back(v);
+  std::vector<std::string> shadowed;
+  for (const auto& n : table.names) {
+    if (!identifier(n) || has(data, n) || !has(vars, n)) continue;
+    (mapped.empty() ? data : shadowed).push_back(n);
+  }
+  if (notes && !shadowed.empty()) {
+    std::string names, inputs, options;
+    for (const auto& n : shadowed) {
+      names += (names.empty() ? "'" : ", '") + n + "'";
+      options += " --input-column " + n;
+    }
+    for (const auto& n : mapped) inputs += (inputs.empty() ? "" : ", ") + n;
+    const bool one = shadowed.size() == 1;
+    notes->push_back("law '" + text + "': " + names +
+                     (one ? " is also the name of a column" : " are also names of columns") + "; fitted as " +
+                     (one ? "a parameter" : "parameters") + ", since the law's inputs (" + inputs +
+                     ") are mapped to columns by options, where a name no option maps is a parameter (to read " +
+                     (one ? "the column, add" : "the columns, add") + options + ")");
+  }
   ExpressionLawOptions o;
   o.name = text;
   if (!bounds.empty()) o.bounds = bounds_for(text, parse_bounds(bounds));
   try {
     return std::make_shared<const ScalingLaw>(expression_law(text, data, o));
   } catch (const InputError& e) {
-    std::string known;
-    for (const auto& n : scaling_law_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError(std::string(e.what()) + " (a law is one of " + known + ", or an expression of N, D, C, x or columns)");
+    throw InputError(std::string(e.what()) + known_laws());
   }
 }
 
@@ -262,8 +305,24 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, const FitMonitor
       for (const auto& t : texts) used = used || grid_applies(t, name);
       if (!used) throw InputError("--grid: no law has a parameter '" + name + "'");
     }
+  ColumnChoice mapping = r.columns;
+  for (const auto& c : r.input_columns) {
+    if (std::find(kStandardInputs.begin(), kStandardInputs.end(), c) != kStandardInputs.end())
+      throw InputError("--input-column " + c + ": N, D, C and x are the columns of --N, --D, --C and --x");
+    if (!identifier(c))
+      throw InputError("--input-column '" + c + "': a law names a column by an identifier (letters, digits and _, "
+                       "not starting with a digit)");
+    if (!table.has(c)) throw InputError("--input-column " + c + ": " + table.source + " has no column '" + c + "'");
+    mapping.extra.push_back(c);
+  }
   std::vector<std::shared_ptr<const ScalingLaw>> laws;
-  for (const auto& t : texts) laws.push_back(resolve_law(t, table, r.bounds));
+  std::vector<std::string> law_notes;
+  for (const auto& t : texts) laws.push_back(resolve_law(t, table, r.bounds, mapping, &law_notes));
+  for (const auto& c : r.input_columns)
+    if (std::none_of(laws.begin(), laws.end(), [&](const auto& law) {
+          return std::find(law->inputs.begin(), law->inputs.end(), c) != law->inputs.end();
+        }))
+      throw InputError("--input-column " + c + ": no law reads '" + c + "'");
 
   // Rows: chosen once for every law, so that the laws are compared on the same rows. Each law has
   // its own plan (which column is its x, which extra columns it reads); the rows carry the union:
@@ -328,7 +387,8 @@ FitOutcome run_fit(const DataTable& table, const FitRequest& r, const FitMonitor
     out.columns.x_name = choices[0].x;
     has_own_x[0] = 0;
   }
-  out.warnings = out.columns.warnings;
+  out.warnings = law_notes;
+  out.warnings.insert(out.warnings.end(), out.columns.warnings.begin(), out.columns.warnings.end());
   std::vector<std::size_t> train_rows, test_rows;
   for (std::size_t i = 0; i < out.columns.loss.size(); ++i)
     (!out.columns.held_out.empty() && out.columns.held_out[i] ? test_rows : train_rows).push_back(i);
@@ -626,8 +686,8 @@ nlohmann::json predict_saved(const nlohmann::json& saved, const std::map<std::st
 const std::set<std::string>& fit_option_keys() {
   static const std::set<std::string> keys = [] {
     std::set<std::string> k = fitter_option_keys();
-    for (const char* own : {"law", "compare", "x", "holdout", "bounds", "grid", "delta", "cv", "bootstrap_starts",
-                            "x_min", "polish", "objective"})
+    for (const char* own : {"law", "compare", "input_column", "x", "holdout", "bounds", "grid", "delta", "cv",
+                            "bootstrap_starts", "x_min", "polish", "objective"})
       k.insert(own);
     return k;
   }();
@@ -642,6 +702,7 @@ FitRequest fit_request_from_json(const nlohmann::json& j) {
   read_fitter_options(in, r);
   in.text("law", r.law);
   in.texts("compare", r.compare);
+  in.texts("input_column", r.input_columns);
   in.text("x", r.columns.x);
   in.text("holdout", r.columns.holdout);
   in.text("bounds", r.bounds);

@@ -87,8 +87,8 @@ void check_frontier_request(const FrontierRequest& r) {
     throw InputError(fmt::format("--group-tolerance {:g}: give a relative distance, finite and 0 or more (0.1: within "
                                  "10%)", r.group_tolerance));
   const bool slices = r.method == "isoflop" || r.method == "both";
-  if (!slices && (r.trim > 0 || !r.budget.empty() || r.skip_bad_slices))
-    throw InputError("--trim, --budget and --skip-bad-slices apply to --method isoflop (or both) only");
+  if (!slices && (r.trim > 0 || !r.budget.empty() || r.skip_bad_slices || r.log_loss))
+    throw InputError("--trim, --budget, --skip-bad-slices and --log-loss apply to --method isoflop (or both) only");
   if (r.method == "approach1" && r.run.empty())
     throw InputError("--method approach1 reads learning curves: name the column of run ids with --run (N, --D as the "
                      "tokens seen at each checkpoint, or --C, and --loss)");
@@ -113,11 +113,15 @@ FrontierOutcome run_frontier(const DataTable& table, const FrontierRequest& r, c
     iso.group_tolerance = r.group_tolerance;
     iso.trim = r.trim;
     iso.skip_bad_slices = r.skip_bad_slices;
+    iso.log_loss = r.log_loss;
     if (!r.budget.empty()) iso.budget_labels = budget_labels(table, cols, r.budget);
     out.isoflop = std::make_unique<IsoflopFit>(fit_isoflop(cols.C, cols.N, cols.loss, iso, cols.lines, cols.weight));
     if (r.boot.replicates > 0)
       out.isoflop_boot = std::make_unique<IsoflopBootstrap>(
           bootstrap_isoflop(*out.isoflop, cols.N, cols.loss, r.boot, r.at, r.threads, cols.weight));
+    // The slices' warnings (off-centre minima, an implausible minimum) are the result's too: the
+    // command line prints them and Python issues them.
+    for (const auto& w : out.isoflop->warnings) out.warnings.push_back(w);
     j2 = isoflop_json(*out.isoflop, out.isoflop_boot.get(), r.boot, r.at);
     out.text += isoflop_table(*out.isoflop, out.isoflop_boot.get(), r.boot, r.at);
     const IsoflopFit* f = out.isoflop.get();
@@ -199,7 +203,8 @@ nlohmann::json frontier_figure(const FrontierOutcome& o) {
 const std::set<std::string>& frontier_option_keys() {
   static const std::set<std::string> keys = [] {
     std::set<std::string> k = fitter_option_keys();
-    for (const char* own : {"method", "group_tolerance", "budget", "trim", "skip_bad_slices", "run"}) k.insert(own);
+    for (const char* own : {"method", "group_tolerance", "budget", "trim", "skip_bad_slices", "log_loss", "run"})
+      k.insert(own);
     return k;
   }();
   return keys;
@@ -217,6 +222,7 @@ FrontierRequest frontier_request_from_json(const nlohmann::json& j) {
     else in.number("trim", r.trim);
   }
   in.flag("skip_bad_slices", r.skip_bad_slices);
+  in.flag("log_loss", r.log_loss);
   in.text("run", r.run);
   check_frontier_request(r);
   return r;

@@ -32,6 +32,35 @@ std::string percent_text(double fraction) {
   return buf;
 }
 
+// A slice whose parabola's minimum is not a loss its runs make plausible: not positive, or below the
+// lowest loss of the runs fitted by more than half their spread. (A parabola through a smooth
+// minimum sampled at a few sizes lies a little below the lowest of them, a small fraction of the
+// spread: on the Llama 3 slices at most 2%.) Empty when plausible.
+std::string implausible_minimum(const IsoflopSlice& s, const std::vector<double>& loss,
+                                const std::vector<double>& weight) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::size_t runs = 0;
+  for (std::size_t i = 0; i < loss.size(); ++i) {
+    if (!weight.empty() && !(weight[i] > 0)) continue;
+    lo = std::min(lo, loss[i]);
+    hi = std::max(hi, loss[i]);
+    ++runs;
+  }
+  const bool negative = !(s.L_opt > 0), far = s.L_opt < lo - 0.5 * (hi - lo);
+  if (!negative && !far) return "";
+  std::string out = fmt::format(
+      "IsoFLOP slice C = {}: the parabola's minimum, loss {:.4g}, is {} the losses of its {} runs ({:.4g} to {:.4g})",
+      budget_text(s.C), s.L_opt, negative ? "not positive and far below" : "far below", runs, lo, hi);
+  if (s.log_loss) return out + ": an extrapolation its runs do not support; add runs around the minimum";
+  if (!negative)
+    return out +
+           ": an extrapolation its runs do not support; add runs around the minimum, or, if the losses span "
+           "decades, fit log loss with --log-loss";
+  return out +
+         " (its log is undefined: the frontier's loss from the minima is NaN): a parabola in the loss does not "
+         "describe this slice (losses spanning decades, a sharp minimum?); fit it to log loss with --log-loss";
+}
+
 }  // namespace
 
 Regression regress(const std::vector<double>& x, const std::vector<double>& y) {
@@ -56,7 +85,7 @@ Regression regress(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& loss, const std::vector<double>& weight,
-                   IsoflopSlice& s, std::string& why) {
+                   IsoflopSlice& s, std::string& why, bool log_loss) {
   const std::size_t n = log_N.size();
   std::vector<double> distinct;
   for (std::size_t i = 0; i < n; ++i)
@@ -67,7 +96,8 @@ bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& 
     why = "fewer than 3 distinct model sizes (" + std::to_string(distinct.size()) + ")";
     return false;
   }
-  // Weighted least squares for loss = c0 + c1 t + c2 t^2, t = log N - centre (for conditioning).
+  // Weighted least squares for loss (or log loss) = c0 + c1 t + c2 t^2, t = log N - centre (for
+  // conditioning).
   const double centre = 0.5 * (distinct.front() + distinct.back());
   Eigen::Matrix3d A = Eigen::Matrix3d::Zero();
   Eigen::Vector3d rhs = Eigen::Vector3d::Zero();
@@ -77,7 +107,7 @@ bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& 
     const double t = log_N[i] - centre;
     const Eigen::Vector3d phi(1.0, t, t * t);
     A += w * phi * phi.transpose();
-    rhs += w * loss[i] * phi;
+    rhs += w * (log_loss ? std::log(loss[i]) : loss[i]) * phi;
   }
   const Eigen::Vector3d c = A.ldlt().solve(rhs);
   s.log_N_min = distinct.front();
@@ -86,6 +116,7 @@ bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& 
   s.c0 = c[0];
   s.c1 = c[1];
   s.curvature = c[2];
+  s.log_loss = log_loss;
   if (!(c[2] > 0)) {
     why = "the parabola opens downwards (no minimum)";
     return false;
@@ -100,7 +131,8 @@ bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& 
   s.N_opt = std::exp(x_star);
   s.D_opt = s.C / (6 * s.N_opt);
   s.position = (x_star - s.log_N_min) / (s.log_N_max - s.log_N_min);
-  s.L_opt = c[0] + c[1] * t_star + c[2] * t_star * t_star;
+  const double vertex = c[0] + c[1] * t_star + c[2] * t_star * t_star;
+  s.L_opt = log_loss ? std::exp(vertex) : vertex;
   return true;
 }
 
@@ -229,8 +261,9 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
       if (w[k] == 0 && (weight.empty() || weight[group[k]] > 0)) s.trimmed_rows.push_back(group[k]);
     s.trimmed = s.trimmed_rows.size();
     std::string why;
-    if (slice_minimum(x, y, w, s, why)) {
+    if (slice_minimum(x, y, w, s, why, options.log_loss)) {
       fit.slices.push_back(s);
+      if (const std::string note = implausible_minimum(s, y, w); !note.empty()) fit.warnings.push_back(note);
     } else {
       if (s.trimmed > 0)
         why += " after trimming " + std::to_string(s.trimmed) + " of its " + std::to_string(s.points) +
@@ -336,7 +369,7 @@ IsoflopBootstrap bootstrap_isoflop(const IsoflopFit& fit, const std::vector<doub
       IsoflopSlice s;
       s.C = slice.C;
       std::string why;
-      if (!slice_minimum(x, y, w, s, why)) {
+      if (!slice_minimum(x, y, w, s, why, fit.options.log_loss)) {
         ++reps[r].slices_lost;  // this resample of the slice has no interior minimum: leave it out
         continue;
       }

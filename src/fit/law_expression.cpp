@@ -329,7 +329,7 @@ class Evaluator {
       case Op::Div:
         both(A, B, n_, [&](auto&& x, auto&& y) { v = x / y; });
         break;  // derivatives written directly below
-      case Op::Pow: power(a, b, A, B, da, db, v, pa, pb); break;
+      case Op::Pow: power(a, A, B, da, db, v, pa, pb); break;
       case Op::Compare:
         both(A, B, n_, [&](auto&& x, auto&& y) {
           if (op.name == "<=") v = (x <= y).template cast<double>();
@@ -394,7 +394,7 @@ class Evaluator {
   }
 
   // x^y. A data-only base uses its prepared logarithm: x^y = exp(y log x), one exp per point.
-  void power(std::size_t a, std::size_t b, const Arg& A, const Arg& B, bool da, bool db, ArrayXd& v, Arg& pa, Arg& pb) {
+  void power(std::size_t a, const Arg& A, const Arg& B, bool da, bool db, ArrayXd& v, Arg& pa, Arg& pb) {
     const Op& base = t_.ops[a];
     const bool log_ready = base.data && base.deps == 0;
     if (log_ready) {
@@ -465,9 +465,16 @@ class Evaluator {
 };
 
 std::shared_ptr<const Prepared> prepare(const Tape& t, const std::vector<ArrayXd>& inputs, Index n) {
-  if (inputs.size() != t.inputs.size())
+  if (inputs.size() != t.inputs.size()) {
+    const auto list = [](const std::vector<std::string>& names) {
+      std::string out;
+      for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+      return out;
+    };
     throw InputError("law \"" + t.text + "\": needs " + std::to_string(t.inputs.size()) + " input column(s), got " +
-                     std::to_string(inputs.size()));
+                     std::to_string(inputs.size()) + " (taken as data columns: " + list(t.inputs) +
+                     "; as parameters: " + list(t.parameters) + ")");
+  }
   auto p = std::make_shared<Prepared>();
   p->value.resize(t.ops.size());
   p->log.resize(t.ops.size());

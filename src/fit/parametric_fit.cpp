@@ -591,7 +591,8 @@ LawData make_law_data(const ScalingLaw& law, const std::vector<double>& x, const
   std::map<std::string, std::vector<double>> columns{{law.inputs[0], x}};
   if (law.inputs.size() == 2) columns[law.inputs[1]] = D;
   if (law.inputs.size() > 2)
-    throw InputError("law '" + law.name + "' has " + std::to_string(law.inputs.size()) + " inputs; name its columns");
+    throw InputError("law '" + law.name + "' has " + std::to_string(law.inputs.size()) + " inputs (" +
+                     law_names_text(law) + "); name their columns");
   return law_data_from(law, columns, loss, row_numbers);
 }
 
@@ -610,7 +611,9 @@ LawData law_data_from(const ScalingLaw& law, const std::map<std::string, std::ve
   for (std::size_t i = 0; i < n; ++i) d.log_y[static_cast<Eigen::Index>(i)] = positive_log(loss[i], "loss", i);
   for (std::size_t k = 0; k < law.inputs.size(); ++k) {
     const auto it = columns.find(law.inputs[k]);
-    if (it == columns.end()) throw InputError("law '" + law.name + "' reads '" + law.inputs[k] + "': no such column given");
+    if (it == columns.end())
+      throw InputError("law '" + law.name + "' reads '" + law.inputs[k] + "': no such column given (" +
+                       law_names_text(law) + ")");
     if (it->second.size() != n) throw InputError("columns of different lengths");
     Eigen::ArrayXd raw(N);
     for (std::size_t i = 0; i < n; ++i) {

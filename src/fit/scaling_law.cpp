@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "scalinglab/core/error.hpp"
 #include "scalinglab/fit/law_expression.hpp"
@@ -136,6 +137,26 @@ std::vector<double> range(double lo, double hi, double step) {
   return out;
 }
 
+// A law with a hand-written Jacobian, set member by member: a brace initialiser would stop at
+// `has_frontier` and leave the members `describe` sets unnamed (-Wmissing-field-initializers).
+ScalingLaw hand_written(std::string name, std::string formula, std::vector<std::string> inputs,
+                        std::vector<std::string> coordinates, std::vector<std::vector<double>> grid,
+                        decltype(ScalingLaw::complete) complete, decltype(ScalingLaw::predict) predict,
+                        std::vector<std::string> parameters, decltype(ScalingLaw::report) report, bool has_frontier) {
+  ScalingLaw law;
+  law.name = std::move(name);
+  law.formula = std::move(formula);
+  law.inputs = std::move(inputs);
+  law.coordinates = std::move(coordinates);
+  law.grid = std::move(grid);
+  law.complete = std::move(complete);
+  law.predict = std::move(predict);
+  law.parameters = std::move(parameters);
+  law.report = std::move(report);
+  law.has_frontier = has_frontier;
+  return law;
+}
+
 void describe(ScalingLaw& law, std::vector<std::string> parameters, std::vector<bool> log, double delta,
               std::string expression) {
   law.coordinate_parameter = std::move(parameters);
@@ -163,26 +184,27 @@ const std::vector<ScalingLaw>& laws() {
     std::vector<ScalingLaw> v;
     // One-input laws are fitted by least squares in log space by default: with Huber delta = 1e-3
     // their fit behaves like an absolute-error fit and its exponent depends on the loss scale.
-    v.push_back({"power", "y = A x^-a", {"x"}, {"log_A", "a"},
-                 {{kNaN}, {0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0}},
-                 power_complete, power_predict, {"A", "a"}, power_report, false});
+    v.push_back(hand_written("power", "y = A x^-a", {"x"}, {"log_A", "a"},
+                             {{kNaN}, {0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0}}, power_complete,
+                             power_predict, {"A", "a"}, power_report, false));
     describe(v.back(), {"A", "a"}, {true, false}, ls, "A*x^-a");
-    v.push_back({"saturating", "y = E + A x^-a", {"x"}, {"log_E", "log_A", "a"},
-                 {{0.0, 0.25, 0.5, 0.75, 0.9, 0.99}, {kNaN}, {0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0}},
-                 saturating_complete, saturating_predict, {"E", "A", "a"}, saturating_report, false});
+    v.push_back(
+        hand_written("saturating", "y = E + A x^-a", {"x"}, {"log_E", "log_A", "a"},
+                     {{0.0, 0.25, 0.5, 0.75, 0.9, 0.99}, {kNaN}, {0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0}},
+                     saturating_complete, saturating_predict, {"E", "A", "a"}, saturating_report, false));
     describe(v.back(), {"E", "A", "a"}, {true, true, false}, ls, "E + A*x^-a");
     // Hoffmann et al. (2022), Appendix D.2: the grid of initialisations and the Huber loss
     // (delta = 1e-3) of Approach 3.
-    v.push_back({"chinchilla", "L = E + A / N^alpha + B / D^beta", {"N", "D"},
-                 {"log_E", "log_A", "log_B", "alpha", "beta"},
-                 {range(-1, 1, 0.5), range(0, 25, 5), range(0, 25, 5), range(0, 2, 0.5), range(0, 2, 0.5)},
-                 nullptr, chinchilla_predict, {"E", "A", "B", "alpha", "beta", "a", "b", "G"}, chinchilla_report, true});
+    v.push_back(hand_written(
+        "chinchilla", "L = E + A / N^alpha + B / D^beta", {"N", "D"}, {"log_E", "log_A", "log_B", "alpha", "beta"},
+        {range(-1, 1, 0.5), range(0, 25, 5), range(0, 25, 5), range(0, 2, 0.5), range(0, 2, 0.5)}, nullptr,
+        chinchilla_predict, {"E", "A", "B", "alpha", "beta", "a", "b", "G"}, chinchilla_report, true));
     describe(v.back(), {"E", "A", "B", "alpha", "beta"}, {true, true, true, false, false}, huber,
              "E + A/N^alpha + B/D^beta");
-    v.push_back({"kaplan", "L = [(N_c / N)^(alpha_N / alpha_D) + D_c / D]^alpha_D", {"N", "D"},
-                 {"log_Nc", "log_Dc", "alpha_N", "alpha_D"},
-                 {range(5, 35, 5), range(5, 35, 5), {0.05, 0.1, 0.2, 0.5}, {0.05, 0.1, 0.2, 0.5}},
-                 nullptr, kaplan_predict, {"N_c", "D_c", "alpha_N", "alpha_D", "a", "b"}, kaplan_report, true});
+    v.push_back(hand_written("kaplan", "L = [(N_c / N)^(alpha_N / alpha_D) + D_c / D]^alpha_D", {"N", "D"},
+                             {"log_Nc", "log_Dc", "alpha_N", "alpha_D"},
+                             {range(5, 35, 5), range(5, 35, 5), {0.05, 0.1, 0.2, 0.5}, {0.05, 0.1, 0.2, 0.5}}, nullptr,
+                             kaplan_predict, {"N_c", "D_c", "alpha_N", "alpha_D", "a", "b"}, kaplan_report, true));
     describe(v.back(), {"N_c", "D_c", "alpha_N", "alpha_D"}, {true, true, false, false}, huber,
              "((N_c/N)^(alpha_N/alpha_D) + D_c/D)^alpha_D");
     // Porian et al. (2024): the loss at the compute-optimal size against compute, saturating.
@@ -260,10 +282,20 @@ double law_log_predict(const ScalingLaw& law, const std::vector<double>& theta, 
   return lp[0];
 }
 
+std::string law_names_text(const ScalingLaw& law) {
+  const auto list = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  const auto& parameters = law.coordinate_parameter.empty() ? law.parameters : law.coordinate_parameter;
+  return "taken as data columns: " + list(law.inputs) + "; as parameters: " + list(parameters);
+}
+
 double law_log_predict_at(const ScalingLaw& law, const std::vector<double>& theta, const std::vector<double>& inputs) {
   if (inputs.size() != law.inputs.size())
     throw InputError("law '" + law.name + "' has " + std::to_string(law.inputs.size()) + " input(s), got " +
-                     std::to_string(inputs.size()));
+                     std::to_string(inputs.size()) + " (" + law_names_text(law) + ")");
   LawData d;
   d.log_y = ArrayXd::Zero(1);
   for (double x : inputs) d.inputs.push_back(ArrayXd::Constant(1, x));

@@ -11,7 +11,7 @@ TEST(GnuplotText, ValidUtf8KeepsCharactersAndReplacesEveryBrokenByte) {
   EXPECT_EQ(valid_utf8("\xc3"), "?");            // lead byte at the end
   EXPECT_EQ(valid_utf8("\xc3'"), "?'");          // lead byte before a quote
   EXPECT_EQ(valid_utf8("\xa9x"), "?x");          // lone continuation byte
-  EXPECT_EQ(valid_utf8("\xe2\x82'"), "??'");     // truncated three-byte sequence
+  EXPECT_EQ(valid_utf8("\xe2\x82'"), "??" "'");  // truncated three-byte sequence (split: as one literal, a trigraph)
   EXPECT_EQ(valid_utf8("\xc0\xaf"), "??");       // overlong '/'
   EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "???");  // a UTF-16 surrogate
   EXPECT_EQ(valid_utf8("\xf5\x80\x80\x80"), "????");  // past U+10FFFF

@@ -172,8 +172,9 @@ TEST(FactorTask, TableIsTheProductOfFactors) {
     for (std::size_t b = 0; b < task.N(); ++b) {
       bool same = true;
       for (uint32_t i : used) same = same && task.input_coordinate(a, i) == task.input_coordinate(b, i);
-      if (same)
+      if (same) {
         for (std::size_t y = 0; y < task.M(); ++y) EXPECT_EQ(table[a * task.M() + y], table[b * task.M() + y]);
+      }
     }
 }
 
@@ -315,7 +316,9 @@ TEST(FactorTask, RankOfLogPBelowChiBarInTheFiguresWorlds) {
       const std::size_t r = t.rank_logp();
       EXPECT_LE(static_cast<double>(r), t.chi_bar()) << c.in << " -> " << c.out << " parents " << c.parents;
       EXPECT_GE(r, 1u);
-      if (c.brute) EXPECT_EQ(r, brute_rank_logp(t)) << c.in << " -> " << c.out << " parents " << c.parents;
+      if (c.brute) {
+        EXPECT_EQ(r, brute_rank_logp(t)) << c.in << " -> " << c.out << " parents " << c.parents;
+      }
       if (c.parents == 1 && fs.input[0] < fs.output[0]) {
         // One parent of size p < q_j each: 1 + (p - 1) x (number of distinct parents).
         std::vector<uint32_t> distinct;

@@ -488,9 +488,9 @@ target = 1e9
   refused("target_sizes = 9\n[profile.quick.extrapolate]\ntarget = inf\n", "target = inf", {"--profile", "quick"});
 }
 
-// Compared laws read their own columns: a law in N_no_emb (a column the main law does not read)
-// compared with chinchilla in (N, D), in both orders, on the same rows; a law reading a column the
-// file does not have is refused before any law is fitted.
+// Compared laws read their own columns: a law in N_no_emb (a column the main law does not read,
+// named by --input-column) compared with chinchilla in (N, D), in both orders, on the same rows; a
+// law reading a column the file does not have is refused before any law is fitted.
 TEST(FitRequest, ComparedLawsReadTheirOwnColumnsOnTheSameRows) {
   Stream s(11);
   std::string csv = "N,N_no_emb,D,loss\n";
@@ -509,6 +509,7 @@ TEST(FitRequest, ComparedLawsReadTheirOwnColumnsOnTheSameRows) {
   for (const bool emb_first : {false, true}) {
     FitRequest r = request(emb_first ? emb : "E + A/N^alpha + B/D^beta");
     r.compare = {emb_first ? "E + A/N^alpha + B/D^beta" : emb};
+    r.input_columns = {"N_no_emb"};
     r.columns.drop_missing = true;
     const FitOutcome o = run_fit(t, r);
     ASSERT_EQ(o.laws.size(), 2u);
@@ -525,6 +526,7 @@ TEST(FitRequest, ComparedLawsReadTheirOwnColumnsOnTheSameRows) {
   // Without --drop-missing the blank cell is an error naming its line, column and the option.
   FitRequest r = request("E + A/N^alpha + B/D^beta");
   r.compare = {emb};
+  r.input_columns = {"N_no_emb"};
   try {
     run_fit(t, r);
     FAIL();
@@ -537,6 +539,7 @@ TEST(FitRequest, ComparedLawsReadTheirOwnColumnsOnTheSameRows) {
   // A compared law reading a column the file lacks (muennighoff reads U) is refused before any fit:
   // the main law's grid, which its fit would refuse, is not reached.
   r.compare = {"muennighoff"};
+  r.input_columns.clear();
   r.columns.drop_missing = true;
   r.grid = {"E=-1"};
   try {
@@ -691,4 +694,58 @@ TEST(FitRequest, LargeGridsAreWarnedAboutAndLargeTablesScreenedOnASubsample) {
   EXPECT_NEAR(b.objective, a.objective, 1e-9 * a.objective);
   for (std::size_t p = 0; p < 5; ++p) EXPECT_NEAR(b.values[p], a.values[p], 1e-5 * std::fabs(a.values[p])) << p;
   EXPECT_EQ(b.polished, 64u);
+}
+
+// A table with a column named like a law's parameter (a memory world's table has `alpha`, the Zipf
+// exponent): in a law whose inputs are mapped by options the name is a parameter, said in a
+// warning; in a law written in the table's columns (no N, D, C, x) a column's name is data.
+TEST(FitRequest, ALawParameterNamedLikeAColumnIsAParameterWhenTheInputsAreMapped) {
+  std::string csv = "params,tokens,error,alpha\n";
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const double N = 1e6 * std::pow(10.0, i), D = 1e8 * std::pow(10.0, j);
+      csv += fmt::format("{:.17g},{:.17g},{:.17g},1.1\n", N, D, 0.5 + 40 / std::pow(N, 0.3) + 200 / std::pow(D, 0.25));
+    }
+  const DataTable t = parse_csv(csv, "memory");
+  FitRequest r = request("E + A/N^alpha + B/D^beta");
+  r.columns.N = "params";
+  r.columns.D = "tokens";
+  r.columns.loss = "error";
+  r.bounds = "E=0:,A=0:,B=0:";
+  r.grid = {"log(E)=-1", "log(A)=3,4", "log(B)=5", "alpha=0.3", "beta=0.25"};  // 2 starts
+  const FitOutcome o = run_fit(t, r);
+  const LawOutcome& main = o.laws.front();
+  EXPECT_EQ(main.law->inputs, (std::vector<std::string>{"N", "D"}));
+  EXPECT_NEAR(main.fit.value("alpha"), 0.3, 1e-6);
+  EXPECT_NEAR(main.fit.value("beta"), 0.25, 1e-6);
+  ASSERT_FALSE(o.warnings.empty());
+  EXPECT_NE(o.warnings[0].find("'alpha' is also the name of a column; fitted as a parameter"), std::string::npos)
+      << o.warnings[0];
+  EXPECT_NE(o.warnings[0].find("add --input-column alpha)"), std::string::npos) << o.warnings[0];
+  // --input-column maps the column: then it is an input (and one no law reads is refused).
+  r.input_columns = {"alpha"};
+  r.grid = {"log(E)=-1", "log(A)=3", "log(B)=5", "beta=0.25"};
+  EXPECT_EQ(run_fit(t, r).laws.front().law->inputs, (std::vector<std::string>{"N", "D", "alpha"}));
+  r.input_columns = {"tokens"};
+  EXPECT_THROW(run_fit(t, r), InputError);
+  // No option maps a name: the law is written in the columns, and those it names are its inputs.
+  const auto by_columns = resolve_law("c + A*params^-a*alpha", t, "", ColumnChoice{});
+  EXPECT_EQ(by_columns->inputs, (std::vector<std::string>{"params", "alpha"}));
+  // --x maps `params`: then `alpha` is a parameter again.
+  ColumnChoice x;
+  x.x = "params";
+  std::vector<std::string> notes;
+  const auto mapped = resolve_law("c + A*params^-alpha", t, "", x, &notes);
+  EXPECT_EQ(mapped->inputs, (std::vector<std::string>{"params"}));
+  EXPECT_EQ(notes.size(), 1u);
+  // A count of inputs that still does not match says which names are data and which parameters.
+  try {
+    law_log_predict_at(*by_columns, {0.1, 1.0, 0.3}, {1e6});
+    ADD_FAILURE() << "one input for two";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has 2 input(s), got 1 (taken as data columns: params, alpha; as parameters: "
+                                         "c, A, a)"),
+              std::string::npos)
+        << e.what();
+  }
 }

@@ -344,3 +344,59 @@ TEST(Isoflop, BootstrapGivesIntervalsOnEveryNumberOfTheFrontier) {
   // D_opt = C / (6 N_opt) at every replicate, so its interval is N_opt's mirrored.
   EXPECT_NEAR(nb.d_at[0].lo, 1e24 / (6 * nb.n_at[0].hi), 1e-3 * nb.d_at[0].lo);
 }
+
+// A slice that is exactly a parabola in log L, log L = a + b t + c t^2 (t = log N): with log_loss
+// its minimum is the closed form, N_opt = exp(-b / 2c), L_opt = exp(a - b^2 / 4c).
+TEST(Isoflop, LogLossParabolaGivesTheClosedFormVertex) {
+  const double a = -4.0, b = 0.9, c = 1.5;
+  std::vector<double> log_N, loss;
+  for (int k = 0; k < 7; ++k) {
+    const double t = -2.0 + 0.55 * k;  // sizes asymmetric about the vertex (t = -0.3)
+    log_N.push_back(t);
+    loss.push_back(std::exp(a + b * t + c * t * t));
+  }
+  IsoflopSlice s;
+  s.C = 1e20;
+  std::string why;
+  ASSERT_TRUE(slice_minimum(log_N, loss, {}, s, why, true)) << why;
+  EXPECT_NEAR(std::log(s.N_opt), -b / (2 * c), 1e-12);
+  EXPECT_NEAR(s.L_opt / std::exp(a - b * b / (4 * c)), 1.0, 1e-12);
+  EXPECT_NEAR(s.loss_at(1.0), std::exp(a), 1e-12);  // the parabola is drawn as a loss
+}
+
+// Losses spanning decades about a sharp minimum (L = L_min exp(1.5 t^2), t = log N - log N_opt):
+// the parabola in the loss puts its minimum below zero, which is warned naming the slice and
+// pointing to log_loss; in log loss the minima are exact and nothing is warned.
+TEST(Isoflop, MinimumBelowTheSlicesLossesIsWarnedAndLogLossRecoversIt) {
+  Runs r;
+  const std::vector<double> budgets{1e18, 1e19, 1e20};
+  for (double C : budgets) {
+    const double log_opt = std::log(0.09) + 0.47 * std::log(C);
+    for (int k = 0; k < 9; ++k) {
+      const double t = -2.0 + 3.2 * k / 8.0;
+      r.C.push_back(C);
+      r.N.push_back(std::exp(log_opt + t));
+      r.loss.push_back(0.01 * std::pow(C / 1e18, -0.1) * std::exp(1.5 * t * t));
+    }
+  }
+  const IsoflopFit plain = fit_isoflop(r.C, r.N, r.loss);
+  ASSERT_EQ(plain.slices.size(), 3u);
+  std::size_t warned = 0;
+  for (const auto& w : plain.warnings)
+    if (w.find("the parabola's minimum, loss -") != std::string::npos) {
+      ++warned;
+      EXPECT_NE(w.find("IsoFLOP slice C = 1e+"), std::string::npos) << w;
+      EXPECT_NE(w.find("not positive and far below the losses of its 9 runs"), std::string::npos) << w;
+      EXPECT_NE(w.find("--log-loss"), std::string::npos) << w;
+    }
+  EXPECT_EQ(warned, 3u);
+  IsoflopOptions o;
+  o.log_loss = true;
+  const IsoflopFit logged = fit_isoflop(r.C, r.N, r.loss, o);
+  for (const auto& w : logged.warnings) EXPECT_EQ(w.find("parabola's minimum"), std::string::npos) << w;
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_NEAR(std::log(logged.slices[k].N_opt), std::log(0.09) + 0.47 * std::log(budgets[k]), 1e-9);
+    EXPECT_NEAR(logged.slices[k].L_opt / (0.01 * std::pow(budgets[k] / 1e18, -0.1)), 1.0, 1e-9);
+  }
+  EXPECT_NEAR(logged.l_opt.slope, -0.1, 1e-9);
+}

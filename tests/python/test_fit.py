@@ -551,3 +551,57 @@ def test_muennighoff_full_by_name_and_its_unidentified_excess_parameters():
     # Without runs beyond the compute-optimal size R_N has no effect: unidentified, no number.
     s = sl.fit(runs((0.1, 0.2, 0.4)), "muennighoff-full", N="N", D="D", grid=grid, bootstrap=4, bootstrap_starts=1)
     assert s["R_N_identified"] is False and s["R_N_se"] is None and "flat direction" in s["R_N_unidentified"]
+
+
+def test_a_law_parameter_named_like_a_column():
+    # A memory world's table (sl.run(..., columns="all")) has `alpha`, the Zipf exponent: with N and D
+    # mapped to columns, the law's alpha is a parameter, not a third input.
+    N, D = (a.ravel() for a in np.meshgrid(1e6 * 10.0 ** np.arange(4), 1e8 * 10.0 ** np.arange(4)))
+    df = pd.DataFrame({"params": N, "tokens": D, "error": 0.5 + 40 / N ** 0.3 + 200 / D ** 0.25, "alpha": 1.1})
+    with pytest.warns(UserWarning, match="'alpha' is also the name of a column; fitted as a parameter"):
+        r = sl.fit(df, "E + A/N^alpha + B/D^beta", N="params", D="tokens", loss="error", bootstrap=0,
+                   bounds={"E": (0, None), "A": (0, None), "B": (0, None)},
+                   grid={"log(E)": [-1], "log(A)": [3, 4], "log(B)": [5], "alpha": [0.3], "beta": [0.25]})
+    assert r["inputs"] == ["N", "D"]
+    assert r["alpha"] == pytest.approx(0.3, rel=1e-6) and r["beta"] == pytest.approx(0.25, rel=1e-6)
+    assert any('(to read the column, add input_column=["alpha"])' in w for w in r["warnings"])
+
+
+def _sharp_isoflop_slices():
+    """Three IsoFLOP slices whose losses span decades about a sharp minimum (L = L_min exp(1.5 t^2),
+    t = log N - log N_opt, one run at the minimum): a parabola in the loss has its minimum below 0."""
+    rows = []
+    for C in (1e18, 1e19, 1e20):
+        n_opt = 0.09 * C ** 0.47
+        for t in np.linspace(-2.0, 1.2, 9):
+            rows.append((C, n_opt * np.exp(t), 0.01 * (C / 1e18) ** -0.1 * np.exp(1.5 * t * t)))
+    return pd.DataFrame(rows, columns=["C", "N", "loss"])
+
+
+def test_frontier_warns_of_a_minimum_below_the_losses_and_fits_log_loss():
+    df = _sharp_isoflop_slices()
+    with pytest.warns(UserWarning, match="not positive and far below") as caught:
+        r = sl.frontier(df, N="N", C="C", bootstrap=0)
+    assert all(s["loss_opt"] < 0 for s in r["slices"])
+    warned = [w for w in r["warnings"] if "parabola's minimum" in w]
+    assert len(warned) == 3 and all("log_loss=True" in w and "--" not in w for w in warned)
+    assert len([w for w in caught if "parabola's minimum" in str(w.message)]) == 3
+    r = sl.frontier(df, N="N", C="C", bootstrap=0, log_loss=True)
+    assert r["log_loss"] is True and not any("parabola's minimum" in w for w in r["warnings"])
+    for s, (C, runs) in zip(r["slices"], df.groupby("C")):
+        assert s["C"] == pytest.approx(C)
+        assert 0 < s["loss_opt"] and runs["loss"].min() * (1 - 1e-9) <= s["loss_opt"] <= runs["loss"].max()
+    assert r["loss_exponent"] == pytest.approx(-0.1, abs=1e-9)
+
+
+def test_messages_name_options_with_placeholders_as_python_keywords():
+    from scalinglab._fit_args import _python_terms
+    df = pd.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "loss": [3.0, 2.0, 1.5, 1.2]})
+    # 10^8 starts are refused before any fit.
+    with pytest.raises(ValueError, match=r'give fewer initial values \(grid=\{"NAME": \[\.\.\.\]\}\)') as e:
+        sl.fit(df, "E + A*x^-a", x="x", grid=["a=0:1:999", "A=1:1:999", "E=1:1:99"], bootstrap=0)
+    assert "--" not in str(e.value)
+    assert (_python_terms("12800 starting points; give fewer initial values with --grid NAME=...", "data")
+            == '12800 starting points; give fewer initial values with grid={"NAME": [...]}')
+    assert _python_terms("keep the others with --where COLUMN=VALUE", "data").endswith('where={"COLUMN": VALUE}')
+    assert _python_terms("group them with --budget COL, check", "data") == 'group them with budget="COL", check'

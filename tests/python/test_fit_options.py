@@ -45,9 +45,9 @@ PYTHON_ONLY = {"data", "progress", "fit_result"}
 
 # Options of one fitter that make no sense for the other: the law's own (fit) and the frontier's
 # methods' own (the IsoFLOP slices, Approach 1's runs).
-FIT_ONLY = {"law", "x", "x_min", "holdout", "cv", "compare", "bounds", "grid", "delta", "objective",
+FIT_ONLY = {"law", "x", "x_min", "holdout", "cv", "compare", "input_column", "bounds", "grid", "delta", "objective",
             "bootstrap_starts", "polish"}
-FRONTIER_ONLY = {"method", "group_tolerance", "budget", "trim", "skip_bad_slices", "run"}
+FRONTIER_ONLY = {"method", "group_tolerance", "budget", "trim", "skip_bad_slices", "log_loss", "run"}
 
 
 @pytest.mark.parametrize("command", ["fit", "frontier", "predict"])

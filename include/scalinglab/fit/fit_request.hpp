@@ -24,6 +24,9 @@ namespace scalinglab::fit {
 struct FitRequest : FitterOptions {
   std::string law = "chinchilla";     // a law's name, or an expression such as "E + A/N^alpha + B/D^beta"
   std::vector<std::string> compare;   // further laws fitted on the same rows
+  // Columns an expression law reads by their own names besides N, D, C, x (--input-column): such a
+  // name is otherwise a parameter in a law that reads N, D, C or x (resolve_law).
+  std::vector<std::string> input_columns;
   std::string bounds;                 // "alpha=0:2,E=0:"
   std::vector<std::string> grid;      // "NAME=v1,v2,...", "NAME=first:step:last", "log(NAME)=..."
   double delta = std::numeric_limits<double>::quiet_NaN();  // NaN: the law's default
@@ -69,9 +72,16 @@ struct FitOutcome {
 };
 
 // The law a request names: a built-in or named law, or an expression whose variables that name
-// data (N, D, C, x or a column of `table`) are its inputs. `bounds` decide which parameters are
-// positive scales (fitted as logarithms).
-std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table, const std::string& bounds);
+// data are its inputs, every other variable a parameter. Data are the mapped names: N, D, C, x, a
+// column that `columns` maps to one of them (--N, --D, --C, --x) and the columns of `columns.extra`
+// (--input-column). A law that reads none of those is written in the columns of `table`, and its
+// names that are columns are data too; in a law that reads a mapped name, a name that is also a
+// column (a table's `alpha` in "E + A/N^alpha + B/D^beta") stays a parameter, and `notes` (when
+// given) gets a sentence naming it. `bounds` decide which parameters are positive scales (fitted as
+// logarithms).
+std::shared_ptr<const ScalingLaw> resolve_law(const std::string& text, const DataTable& table,
+                                              const std::string& bounds, const ColumnChoice& columns,
+                                              std::vector<std::string>* notes = nullptr);
 
 // Runs the request on the table. Throws InputError for anything the user can fix.
 // `monitor`: progress lines on stderr and/or a callback that may stop the fit (fit_monitor.hpp).

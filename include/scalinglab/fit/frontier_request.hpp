@@ -27,6 +27,7 @@ struct FrontierRequest : FitterOptions {
   std::string budget;            // column of nominal budgets grouping the slices (isoflop)
   double trim = 0;               // IsoflopOptions::trim, a fraction
   bool skip_bad_slices = false;
+  bool log_loss = false;         // IsoflopOptions::log_loss: parabolas of log loss
   std::string run;               // approach1: the column naming each row's run
   FrontierRequest() { boot.replicates = 1000; }
 };

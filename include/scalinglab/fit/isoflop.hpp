@@ -26,6 +26,10 @@ struct IsoflopOptions {
   // One label per run (e.g. the nominal budget a lab planned): runs with equal labels share a
   // slice, whatever their actual C. Empty: group by `group_tolerance`.
   std::vector<double> budget_labels;
+  // Fit each slice's parabola to log loss (log L against log N) instead of the loss: its minimum,
+  // exp of the vertex, is positive, and a slice whose losses span decades is fitted in ratios
+  // rather than dominated by its highest losses.
+  bool log_loss = false;
 };
 
 // A slice's minimum in the outer 15% (in log N) of the sizes fitted is flagged as off-centre.
@@ -36,18 +40,20 @@ struct IsoflopSlice {
   std::size_t points = 0;   // runs in the slice
   std::size_t trimmed = 0;  // of which dropped by trimming (not in the parabola fit)
   double N_opt = 0, D_opt = 0, L_opt = 0;
-  // The parabola: loss = c0 + c1 t + curvature t^2, t = log N - centre.
+  // The parabola: loss (log loss when log_loss) = c0 + c1 t + curvature t^2, t = log N - centre.
   double centre = 0, c0 = 0, c1 = 0, curvature = 0;
+  bool log_loss = false;
   double log_N_min = 0, log_N_max = 0;  // the sizes fitted
   // Where the minimum lies in [log_N_min, log_N_max] (0 to 1); off-centre outside [0.15, 0.85].
   double position = 0.5;
   std::vector<std::size_t> rows;          // indices into the input (all the slice's runs)
   std::vector<std::size_t> trimmed_rows;  // the ones trimmed
 
-  // The slice's parabola at model size N.
+  // The slice's parabola at model size N, as a loss.
   double loss_at(double N) const {
     const double t = std::log(N) - centre;
-    return c0 + c1 * t + curvature * t * t;
+    const double p = c0 + c1 * t + curvature * t * t;
+    return log_loss ? std::exp(p) : p;
   }
   bool off_centre() const { return position < kOffCentreMargin || position > 1 - kOffCentreMargin; }
 };
@@ -103,8 +109,9 @@ IsoflopFit fit_isoflop(const std::vector<double>& C, const std::vector<double>& 
                        const std::vector<double>& weight = {});
 
 // The parabola's minimum for one slice: returns false (with `why`) without an interior minimum.
+// `log_loss`: the parabola of log loss (IsoflopOptions::log_loss), its minimum exp of the vertex.
 bool slice_minimum(const std::vector<double>& log_N, const std::vector<double>& loss, const std::vector<double>& weight,
-                   IsoflopSlice& slice, std::string& why);
+                   IsoflopSlice& slice, std::string& why, bool log_loss = false);
 
 // The saturating law through the slices' minima (not fitted, with a note, below 4 slices), from
 // the law's grid of starts, or from `starts` (a full fit's SaturatingLoss::starts) when given.

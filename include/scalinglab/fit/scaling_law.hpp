@@ -75,6 +75,10 @@ std::vector<std::string> scaling_law_names();
 
 // Log prediction at one point (convenience for plots and frontier checks).
 double law_log_predict(const ScalingLaw& law, const std::vector<double>& theta, double u, double v = 0.0);
+// Which of the law's names are data and which parameters, for a message about a count of inputs:
+// "taken as data columns: N, D, U; as parameters: E, A, alpha, B, beta, R_D".
+std::string law_names_text(const ScalingLaw& law);
+
 // Log prediction at one point given the raw value of every input (law.inputs order).
 double law_log_predict_at(const ScalingLaw& law, const std::vector<double>& theta, const std::vector<double>& inputs);
 
