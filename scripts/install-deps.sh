@@ -15,7 +15,7 @@ packages=(
   python3-venv python3-pip python3-setuptools   # pip install . (offline, into a venv)
   gnuplot-nox
   python3-matplotlib jupyter-nbconvert python3-nbclient python3-ipykernel   # scalinglab.plot, notebooks run in CI
-  python3-tqdm python3-ipywidgets       # scalinglab.run's progress bar (a widget in notebooks)
+  python3-tqdm                          # scalinglab.run's progress bar (text; a widget with ipywidgets >= 7)
   jupyter-notebook                      # a front end for the notebooks (`jupyter notebook`; tested to start)
   chromium                              # the report.html screenshot test (headless)
   slurmctld slurmd slurm-client munge   # the single-node Slurm test of `scalinglab slurm --submit`

@@ -5,17 +5,15 @@ Nothing is shown for a fit that ends within a few seconds."""
 import sys
 import time
 
+from ._run_progress import _tqdm
+
 
 class _StageBar:
     def __init__(self, quiet_seconds=3.0):
         self.start = time.monotonic()
         self.quiet = quiet_seconds
         self.stage, self.bar, self.open, self.last = None, None, False, 0.0
-        try:
-            from tqdm.auto import tqdm
-            self.tqdm = tqdm
-        except ImportError:
-            self.tqdm = None
+        self.tqdm = _tqdm()
 
     def __call__(self, stage, done, total):
         now = time.monotonic()

@@ -7,17 +7,25 @@ import warnings
 
 
 def _tqdm():
-    """tqdm's notebook widget when ipywidgets is there (tqdm.auto), else its text bar: tqdm.auto
-    without ipywidgets warns "IProgress not found" in every notebook. None without tqdm."""
+    """tqdm's notebook widget (tqdm.auto) when ipywidgets 7 or later is there, else its text bar. None
+    without tqdm. tqdm.auto without ipywidgets warns "IProgress not found" in every notebook, and
+    ipywidgets 6 (Debian 12's) opens its widgets in a form that nbconvert's executor (nbclient)
+    fails on (KeyError: 'state'), stopping a headless run of the notebook."""
     try:
         import tqdm
     except ImportError:
         return None
-    with warnings.catch_warnings():  # ipywidgets 6 and traitlets: a DeprecationWarning on import
+    with warnings.catch_warnings():  # ipywidgets and traitlets: a DeprecationWarning on import
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
-            import ipywidgets  # noqa: F401
+            import ipywidgets
         except ImportError:
+            return tqdm.tqdm
+        try:
+            major = int(str(ipywidgets.__version__).split(".")[0])
+        except ValueError:
+            major = 0
+        if major < 7:
             return tqdm.tqdm
         from tqdm.auto import tqdm as auto
     return auto

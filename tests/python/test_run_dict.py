@@ -243,3 +243,17 @@ def test_a_line_and_column_of_the_text_map_back_to_the_key():
     second = len(lines) - 1 - lines[::-1].index("[[check]]")
     assert sl._sweep_toml.key_at(spans, second + 1, 1) == "check[1]"
     assert key('slope = {x = "d", tol = 0.1}', "0.1") == "check[1].slope.tol"
+
+
+def test_the_notebook_widget_only_with_ipywidgets_7_or_later(monkeypatch):
+    import types
+
+    import tqdm
+    import tqdm.auto
+
+    from scalinglab._run_progress import _tqdm
+    for version, expected in (("6.0.0", tqdm.tqdm), ("8.1.2", tqdm.auto.tqdm)):
+        monkeypatch.setitem(sys.modules, "ipywidgets", types.SimpleNamespace(__version__=version))
+        assert _tqdm() is expected, version
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # not installed: the text bar, no IProgress warning
+    assert _tqdm() is tqdm.tqdm
