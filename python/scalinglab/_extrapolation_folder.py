@@ -159,15 +159,9 @@ def clear(folder):
     missing folder is left alone; a link, a file, or a folder holding anything the benchmark does
     not write raises ValueError before anything is removed."""
     folder = os.fspath(folder)
-    try:
-        st = os.lstat(folder)
-    except FileNotFoundError:
+    fd = _folder._open_real_folder(folder, _refuse)
+    if fd is None:
         return
-    if stat.S_ISLNK(st.st_mode):
-        _refuse(folder, "is a symbolic link (only a real folder is emptied; links are not followed)")
-    if not stat.S_ISDIR(st.st_mode):
-        _refuse(folder, "is not a folder")
-    fd = os.open(folder, _DIRECTORY)
     try:
         files, worlds = _survey(fd, folder)
         for world, runs in worlds:

@@ -64,20 +64,28 @@ def _lock(fd, folder):
     return lock
 
 
+def _open_real_folder(folder, refuse):
+    """A descriptor of `folder` opened without following a link; None when it does not exist;
+    refuse(folder, why) for a link or anything but a folder."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        refuse(folder, "is a symbolic link (only a real folder is emptied; links are not followed)")
+    if not stat.S_ISDIR(st.st_mode):
+        refuse(folder, "is not a folder")
+    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
 def clear(folder):
     """Removes the outputs of the run in `folder` (kept as an empty folder). A missing folder is left
     alone; a link, a file, or a folder holding anything a run does not write (or no run.json) raises
     ValueError before anything is removed."""
     folder = os.fspath(folder)
-    try:
-        st = os.lstat(folder)
-    except FileNotFoundError:
+    fd = _open_real_folder(folder, _refuse)
+    if fd is None:
         return
-    if stat.S_ISLNK(st.st_mode):
-        _refuse(folder, "is a symbolic link (only a real folder is emptied; links are not followed)")
-    if not stat.S_ISDIR(st.st_mode):
-        _refuse(folder, "is not a folder")
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         entries = {}
         for name in os.listdir(fd):
