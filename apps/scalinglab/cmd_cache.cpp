@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
 #include "scalinglab/core/duration.hpp"
 #include "scalinglab/core/error.hpp"
@@ -41,11 +43,22 @@ void add_cache(CLI::App& app, Action& action) {
                "measure, parameters, seed, run and the lab's build, so an edited sweep runs only its new tasks.");
   cmd->require_subcommand(1);
   auto dir = std::make_shared<std::string>("results/.cache");
+  auto json = std::make_shared<bool>(false);
   auto* stats = cmd->add_subcommand("stats", "what the cache holds: entries, size, measures, builds of the lab, age");
   stats->add_option("dir", *dir, "the cache folder (default results/.cache)");
-  stats->callback([&action, dir] {
-    action = [dir] {
+  stats->add_flag("--json", *json, "print one JSON object (the keys of Python's scalinglab.cache_stats)");
+  stats->callback([&action, dir, json] {
+    action = [dir, json] {
       const CacheStats s = cache_stats(*dir);
+      if (*json) {
+        const nlohmann::json j = {{"entries", s.entries},       {"bytes", s.bytes},
+                                  {"this_build", s.this_build}, {"build", lab_build_id()},
+                                  {"unreadable", s.unreadable}, {"temporaries", s.temporaries},
+                                  {"by_measure", s.by_measure}, {"by_build", s.by_build},
+                                  {"oldest", s.oldest},         {"newest", s.newest}};
+        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        return 0;
+      }
       std::printf("%s: %zu entries, %s; %zu written by this build of the lab (%s), reusable by its runs\n",
                   terminal_text(*dir).c_str(), s.entries, megabytes(s.bytes).c_str(), s.this_build,
                   lab_build_id().c_str());
@@ -62,7 +75,7 @@ void add_cache(CLI::App& app, Action& action) {
   });
   struct PruneOpts {
     std::string dir = "results/.cache", older_than;
-    bool all = false;
+    bool all = false, json = false;
   };
   auto p = std::make_shared<PruneOpts>();
   auto* prune = cmd->add_subcommand(
@@ -72,12 +85,17 @@ void add_cache(CLI::App& app, Action& action) {
   prune->add_option("dir", p->dir, "the cache folder (default results/.cache)");
   prune->add_option("--older-than", p->older_than, "also remove entries older than this (90s, 10m, 12h, 30d)");
   prune->add_flag("--all", p->all, "remove every entry");
+  prune->add_flag("--json", p->json, "print {\"removed\", \"bytes\", \"kept\"} as JSON");
   prune->callback([&action, p] {
     action = [p] {
       PruneOptions options;
       options.all = p->all;
       if (!p->older_than.empty()) options.older_than = parse_duration(p->older_than, "--older-than");
       const PruneOutcome r = prune_cache(p->dir, options, now_seconds());
+      if (p->json) {
+        std::printf("%s\n", nlohmann::json{{"removed", r.removed}, {"bytes", r.bytes}, {"kept", r.kept}}.dump().c_str());
+        return 0;
+      }
       std::printf("%s: removed %zu entries (%s), kept %zu\n", terminal_text(p->dir).c_str(), r.removed,
                   megabytes(r.bytes).c_str(), r.kept);
       return 0;

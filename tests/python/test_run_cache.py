@@ -100,10 +100,14 @@ def test_cache_stats_and_prune(tmp_path):
     stats = subprocess.run([CLI, "cache", "stats", str(cache)], capture_output=True, text=True)
     assert stats.returncode == 0, stats.stderr
     assert "3 entries" in stats.stdout and "memory.error" in stats.stdout and "(this one)" in stats.stdout
+    as_json = json.loads(subprocess.run([CLI, "cache", "stats", "--json", str(cache)], capture_output=True,
+                                        text=True).stdout)
+    assert as_json["entries"] == as_json["this_build"] == 3 and as_json["by_measure"] == {"memory.error": 3}
+    assert as_json == {**sl.cache_stats(cache), "build": as_json["build"]}
     kept = subprocess.run([CLI, "cache", "prune", str(cache)], capture_output=True, text=True)
     assert kept.returncode == 0 and "removed 0 entries" in kept.stdout, kept.stdout + kept.stderr
-    gone = subprocess.run([CLI, "cache", "prune", "--all", str(cache)], capture_output=True, text=True)
-    assert "removed 3 entries" in gone.stdout
+    gone = subprocess.run([CLI, "cache", "prune", "--all", "--json", str(cache)], capture_output=True, text=True)
+    assert json.loads(gone.stdout)["removed"] == 3
     assert sl.cache_stats(cache)["entries"] == 0
     missing = subprocess.run([CLI, "cache", "stats", str(tmp_path / "none")], capture_output=True, text=True)
     assert missing.returncode == 2 and "no such folder" in missing.stderr
